@@ -1,0 +1,185 @@
+"""Action helpers for both sides of the protocol: parse and validate, refuse repeats, find elements.
+
+Why: the protocol's compliance checklist asks an agent to validate every action before sending it,
+never to repeat an action on an unchanged state_hash, and to look elements up by their label in the
+current element_index rather than by a remembered number; the engine parses incoming actions with
+the same code so both sides agree on what is valid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from . import schema
+
+__all__ = [
+    "ACTION_NAMES",
+    "ActionValidationError",
+    "IdempotencyGuard",
+    "canonical_action",
+    "find_element",
+    "parse_action",
+    "validate_action",
+]
+
+ACTION_NAMES = (
+    "click_element",
+    "input_text",
+    "select_option",
+    "scroll",
+    "navigate",
+    "finish_task",
+    "fail_task",
+)
+# Fields the schema types as integers; JSON Schema also accepts integral floats such as 4.0 there.
+_INT_FIELDS = ("element_index", "option_index", "pixels")
+
+
+class ActionValidationError(ValueError):
+    """The action is not JSON or does not conform to the Action Schema (error code ACTION_VALIDATION_FAILED)."""
+
+    code = "ACTION_VALIDATION_FAILED"
+
+    def __init__(self, message: str, *, errors: list[str] | None = None, failed_action: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.errors = list(errors) if errors else [message]
+        # The action as received (decoded JSON, or the raw text when it was not JSON), for error.failed_action.
+        self.failed_action = failed_action
+
+    def to_error(self) -> dict[str, Any]:
+        """The state's ``error`` object for this failure."""
+        return {"code": self.code, "message": self.message, "failed_action": self.failed_action}
+
+
+def validate_action(action: Any) -> None:
+    """Raise ActionValidationError unless ``action`` (already decoded) conforms to the Action Schema."""
+    if schema.is_valid("action", action):
+        return
+    errors = schema.validate("action", action)
+    raise ActionValidationError("; ".join(errors), errors=errors, failed_action=action)
+
+
+def _decode(raw: str | bytes | bytearray | memoryview) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        text = raw if isinstance(raw, str) else bytes(raw).decode("utf-8", "replace")
+        raise ActionValidationError(f"action is not valid JSON: {exc}", failed_action=text) from None
+
+
+def _int_fields(action: dict[str, Any]) -> dict[str, Any]:
+    """Turn integral floats (valid JSON Schema integers) into ints so callers can use them as keys."""
+    if (
+        type(action.get("element_index")) is float
+        or type(action.get("option_index")) is float
+        or type(action.get("pixels")) is float
+    ):
+        action = dict(action)
+        for key in _INT_FIELDS:
+            if type(action.get(key)) is float:
+                action[key] = int(action[key])
+    return action
+
+
+def parse_action(raw: str | bytes | bytearray | memoryview | dict[str, Any]) -> dict[str, Any]:
+    """Decode (with orjson) and validate one action; raises ActionValidationError.
+
+    A dict is validated as is and returned unchanged unless an index was sent as an integral float
+    (``4.0``), in which case a copy with ints is returned.
+    """
+    action = _decode(raw) if isinstance(raw, (str, bytes, bytearray, memoryview)) else raw
+    validate_action(action)
+    return _int_fields(action)
+
+
+def canonical_action(action: Any) -> bytes:
+    """The action's identity for idempotency: sorted-key JSON, so key order and 4 vs 4.0 do not matter."""
+    if isinstance(action, (str, bytes, bytearray, memoryview)):
+        action = orjson.loads(action)
+    if isinstance(action, dict):
+        action = _int_fields(action)
+    return orjson.dumps(action, option=orjson.OPT_SORT_KEYS)
+
+
+class IdempotencyGuard:
+    """Remembers the (state_hash, action) pairs already issued in a task and refuses to repeat one.
+
+    Why: an action that leaves the page unchanged (a disabled button) would otherwise loop forever;
+    the protocol requires choosing a different action or fail_task instead.
+    """
+
+    __slots__ = ("_pairs",)
+
+    def __init__(self) -> None:
+        self._pairs: set[tuple[str, bytes]] = set()
+
+    def seen(self, state_hash: str, action: Any) -> bool:
+        """True when this exact action was already recorded for this exact state."""
+        return (state_hash, canonical_action(action)) in self._pairs
+
+    def check(self, state_hash: str, action: Any) -> bool:
+        """True when the action may be issued now (it was not recorded for this state)."""
+        return (state_hash, canonical_action(action)) not in self._pairs
+
+    def record(self, state_hash: str, action: Any) -> None:
+        """Remember that ``action`` was issued on the state ``state_hash``."""
+        self._pairs.add((state_hash, canonical_action(action)))
+
+    def clear(self) -> None:
+        """Forget everything, e.g. when a new task starts."""
+        self._pairs.clear()
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+
+def _fold(s: str) -> str:
+    return " ".join(s.split()).casefold()
+
+
+def find_element(
+    element_index: Mapping[str, Any],
+    *,
+    aria_label: str | None = None,
+    text: str | None = None,
+    placeholder: str | None = None,
+    exact: bool = False,
+) -> list[int]:
+    """Indices (ascending) of the elements matching every given criterion.
+
+    ``text`` matches text_content. By default a match is a case-insensitive, whitespace-collapsed
+    substring; ``exact=True`` requires string equality. Null fields never match. A whole state
+    object is accepted too (its element_index is used).
+    """
+    if isinstance(element_index.get("element_index"), Mapping):
+        element_index = element_index["element_index"]
+    wanted = [
+        (field, value)
+        for field, value in (("aria-label", aria_label), ("text_content", text), ("placeholder", placeholder))
+        if value is not None
+    ]
+    if not wanted:
+        raise ValueError("find_element needs at least one of aria_label, text, placeholder")
+    if not exact:
+        wanted = [(field, _fold(value)) for field, value in wanted]
+
+    found: list[int] = []
+    for key, desc in element_index.items():
+        if not isinstance(desc, Mapping) or not (isinstance(key, str) and key.isascii() and key.isdigit()):
+            continue
+        attributes = desc.get("attributes")
+        for field, value in wanted:
+            if field == "placeholder":
+                have = attributes.get("placeholder") if isinstance(attributes, Mapping) else None
+            else:
+                have = desc.get(field)
+            if not isinstance(have, str) or not (have == value if exact else value in _fold(have)):
+                break
+        else:
+            found.append(int(key))
+    found.sort()
+    return found

@@ -1,0 +1,1119 @@
+"""Browser, contexts, tabs and frames over one Connection.
+
+Targets are tracked from events (auto-attach with flatten): every tab, popup and
+out-of-process iframe gets its session before it runs script, is configured, then
+resumed. Frame trees, lifecycle state, dialogs and downloads are kept current from
+events, so reading them costs no round trip.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import itertools
+import logging
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from .connection import CDPSession, Connection
+from .errors import (
+    CDPEngineError,
+    ConnectionClosedError,
+    JavaScriptError,
+    NavigationError,
+    NavigationTimeoutError,
+    TargetClosedError,
+)
+from .launcher import ChromiumProcess, discover_ws_url, launch_process, remove_profile
+from .transport import WebSocketTransport
+
+if TYPE_CHECKING:
+    from .capture import StateCapturer
+
+log = logging.getLogger("cdp_engine")
+
+WaitUntil = Literal["commit", "domcontentloaded", "load", "networkidle", "networkalmostidle"]
+DialogPolicy = Literal["dismiss", "accept", "hold"]
+LIFECYCLE_NAMES: dict[str, str] = {
+    "domcontentloaded": "DOMContentLoaded",
+    "load": "load",
+    "networkidle": "networkIdle",
+    "networkalmostidle": "networkAlmostIdle",
+}
+# Chromium reports an HTTP error status this way although the page committed; it is not a failure.
+IGNORED_NAVIGATION_ERRORS = ("net::ERR_HTTP_RESPONSE_CODE_FAILURE",)
+
+
+@dataclass
+class Frame:
+    """A frame of a tab; `session` is the CDP session that owns its document (differs for OOPIFs)."""
+
+    id: str
+    parent_id: str | None
+    session: CDPSession
+    url: str = ""
+    name: str = ""
+    loader_id: str = ""
+    lifecycle: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Dialog:
+    """A JavaScript dialog the page opened, and what happened to it."""
+
+    type: str
+    message: str
+    default_prompt: str
+    url: str
+    frame_id: str | None = None
+    handled: bool = False
+    accepted: bool | None = None
+    prompt_text: str | None = None
+    session: CDPSession | None = field(default=None, repr=False)
+
+
+@dataclass
+class Download:
+    """A file download: id is Chromium's guid; path and size are set once it completes."""
+
+    id: str
+    url: str
+    suggested_filename: str
+    state: str = "inProgress"
+    path: str | None = None
+    size: int | None = None
+    received_bytes: int = 0
+    total_bytes: int = 0
+    frame_id: str | None = None
+    tab_id: str | None = None
+
+
+@dataclass
+class Response:
+    """What goto() learned about the main document."""
+
+    url: str
+    status: int | None
+    loader_id: str | None
+    same_document: bool = False
+
+
+class _Condition:
+    __slots__ = ("future", "predicate")
+
+    def __init__(self, predicate: Callable[[], bool]) -> None:
+        self.predicate = predicate
+        self.future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+
+class Tab:
+    """One page target: navigation, evaluation, screenshots, dialogs, frames and (once imported) state."""
+
+    def __init__(self, browser: Browser, session: CDPSession, target_info: dict[str, Any]) -> None:
+        self.browser = browser
+        self.session = session
+        self.target_id: str = target_info["targetId"]
+        self.context_id: str | None = target_info.get("browserContextId")
+        self.opener_id: str | None = target_info.get("openerId") or None
+        self.url: str = target_info.get("url", "")
+        self.title: str = target_info.get("title", "")
+        self.frames: dict[str, Frame] = {}
+        self.main_frame_id: str = self.target_id
+        self.frame_sessions: dict[str, CDPSession] = {}  # OOPIF frame id (== target id) -> session
+        self.dialogs: list[Dialog] = []
+        self.pending_dialog: Dialog | None = None
+        self.dialog_policy: DialogPolicy = browser.dialog_policy
+        self.closed = False
+        self.crashed = False
+        self.ready: asyncio.Future[Tab] = asyncio.get_running_loop().create_future()
+        self._conditions: list[_Condition] = []
+        self._listeners: list[Callable[[str, Any], None]] = []
+        self.dom_version = 0  # bumped on every navigation event, for cheap change detection
+        self._capturer: StateCapturer | None = None
+        self.last_timings: dict[str, float] = {}
+        self._watch_session(session)
+
+    # ----- events -----------------------------------------------------------------------------
+
+    def add_listener(self, listener: Callable[[str, Any], None]) -> Callable[[], None]:
+        """listener(kind, payload) for 'dialog', 'download', 'popup', 'navigated', 'frame', 'closed'."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _emit(self, kind: str, payload: Any) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(kind, payload)
+            except Exception:
+                log.exception("tab listener failed")
+
+    def _watch_session(self, session: CDPSession) -> None:
+        session.on("Page.frameAttached", lambda p: self._on_frame_attached(session, p))
+        session.on("Page.frameNavigated", lambda p: self._on_frame_navigated(session, p))
+        session.on("Page.navigatedWithinDocument", self._on_same_document)
+        session.on("Page.frameDetached", self._on_frame_detached)
+        session.on("Page.lifecycleEvent", self._on_lifecycle)
+        session.on("Page.javascriptDialogOpening", lambda p: self._on_dialog(session, p))
+        session.on("Page.javascriptDialogClosed", self._on_dialog_closed)
+
+    def _check_conditions(self) -> None:
+        if not self._conditions:
+            return
+        for cond in list(self._conditions):
+            if cond.future.done():
+                self._conditions.remove(cond)
+                continue
+            try:
+                met = cond.predicate()
+            except Exception as exc:
+                cond.future.set_exception(exc)
+                self._conditions.remove(cond)
+                continue
+            if met:
+                cond.future.set_result(None)
+                self._conditions.remove(cond)
+
+    async def wait_for_condition(self, predicate: Callable[[], bool], timeout: float) -> None:
+        """Wait until predicate() holds, re-checked on every frame and lifecycle event; TimeoutError after."""
+        if predicate():
+            return
+        cond = _Condition(predicate)
+        self._conditions.append(cond)
+        try:
+            async with asyncio.timeout(timeout):
+                await cond.future
+        finally:
+            if cond in self._conditions:
+                self._conditions.remove(cond)
+
+    def _fail_conditions(self, exc: BaseException) -> None:
+        for cond in self._conditions:
+            if not cond.future.done():
+                cond.future.set_exception(exc)
+        self._conditions.clear()
+
+    def _add_frame_tree(self, session: CDPSession, tree: dict[str, Any], parent_id: str | None) -> None:
+        info = tree["frame"]
+        frame = self.frames.get(info["id"])
+        if frame is None:
+            frame = Frame(info["id"], info.get("parentId", parent_id), session)
+            self.frames[frame.id] = frame
+        frame.session = session
+        frame.url = info.get("url", "") + info.get("urlFragment", "")
+        frame.name = info.get("name", "")
+        frame.loader_id = info.get("loaderId", frame.loader_id)
+        for child in tree.get("childFrames", ()):
+            self._add_frame_tree(session, child, frame.id)
+
+    def _on_frame_attached(self, session: CDPSession, params: dict[str, Any]) -> None:
+        frame_id = params["frameId"]
+        if frame_id not in self.frames:
+            self.frames[frame_id] = Frame(frame_id, params.get("parentFrameId"), session)
+        self.dom_version += 1
+        self._emit("frame", frame_id)
+        self._check_conditions()
+
+    def _on_frame_navigated(self, session: CDPSession, params: dict[str, Any]) -> None:
+        info = params["frame"]
+        frame = self.frames.get(info["id"])
+        if frame is None:
+            frame = Frame(info["id"], info.get("parentId"), session)
+            self.frames[frame.id] = frame
+        frame.session = session
+        frame.url = info.get("url", "") + info.get("urlFragment", "")
+        frame.name = info.get("name", "")
+        if frame.loader_id != info.get("loaderId"):
+            frame.lifecycle.clear()
+        frame.loader_id = info.get("loaderId", "")
+        if frame.parent_id is None and "parentId" not in info:
+            self.main_frame_id = frame.id
+            self.url = frame.url
+            if session is self.session:
+                # A new main document: drop frames of the old one (they re-attach with the new document).
+                for fid in [f for f, fr in self.frames.items() if fr.parent_id is not None]:
+                    if fid not in self.frame_sessions:
+                        self.frames.pop(fid, None)
+        self.dom_version += 1
+        self._emit("navigated", frame.id)
+        self._check_conditions()
+
+    def _on_same_document(self, params: dict[str, Any]) -> None:
+        frame = self.frames.get(params["frameId"])
+        if frame is not None:
+            frame.url = params["url"]
+            if frame.id == self.main_frame_id:
+                self.url = params["url"]
+        self.dom_version += 1
+        self._emit("navigated", params["frameId"])
+        self._check_conditions()
+
+    def _on_frame_detached(self, params: dict[str, Any]) -> None:
+        frame_id = params["frameId"]
+        if params.get("reason") != "swap":  # a swap moves the frame into its own process; it stays
+            self.frames.pop(frame_id, None)
+        self.dom_version += 1
+        self._check_conditions()
+
+    def _on_lifecycle(self, params: dict[str, Any]) -> None:
+        frame = self.frames.get(params["frameId"])
+        if frame is None:
+            return
+        if params["name"] == "init":
+            frame.loader_id = params["loaderId"]
+            frame.lifecycle.clear()
+        if params["loaderId"] == frame.loader_id:
+            frame.lifecycle.add(params["name"])
+        self._check_conditions()
+
+    def _on_dialog(self, session: CDPSession, params: dict[str, Any]) -> None:
+        dialog = Dialog(
+            type=params.get("type", "alert"),
+            message=params.get("message", ""),
+            default_prompt=params.get("defaultPrompt", ""),
+            url=params.get("url", ""),
+            frame_id=params.get("frameId"),
+            session=session,
+        )
+        self.dialogs.append(dialog)
+        policy = self.dialog_policy
+        if policy == "hold":
+            self.pending_dialog = dialog
+        else:
+            # beforeunload is accepted unless the caller asked otherwise: requested navigations must proceed.
+            accept = policy == "accept" or dialog.type == "beforeunload"
+            self._answer_dialog(dialog, accept, dialog.default_prompt if accept else None)
+        self._emit("dialog", dialog)
+        self._check_conditions()
+
+    def _answer_dialog(self, dialog: Dialog, accept: bool, prompt_text: str | None) -> asyncio.Future[Any]:
+        dialog.handled = True
+        dialog.accepted = accept
+        dialog.prompt_text = prompt_text
+        params: dict[str, Any] = {"accept": accept}
+        if prompt_text is not None:
+            params["promptText"] = prompt_text
+        session = dialog.session or self.session
+        future = session.send("Page.handleJavaScriptDialog", params, timeout=5.0)
+        future.add_done_callback(lambda f: f.cancelled() or f.exception())
+        return future
+
+    def _on_dialog_closed(self, params: dict[str, Any]) -> None:
+        dialog = self.pending_dialog
+        if dialog is not None:
+            dialog.handled = True
+            if dialog.accepted is None:
+                dialog.accepted = bool(params.get("result"))
+                dialog.prompt_text = params.get("userInput")
+        self.pending_dialog = None
+        self._check_conditions()
+
+    async def handle_dialog(self, accept: bool, prompt_text: str | None = None) -> Dialog:
+        """Answer the dialog held under the 'hold' policy."""
+        dialog = self.pending_dialog
+        if dialog is None:
+            raise CDPEngineError("no dialog is open on this tab")
+        self.pending_dialog = None
+        with contextlib.suppress(CDPEngineError):
+            await self._answer_dialog(dialog, accept, prompt_text)
+        return dialog
+
+    # ----- setup ------------------------------------------------------------------------------
+
+    async def _configure(self, waiting: bool) -> None:
+        s = self.session
+        commands = [
+            s.send("Page.enable"),
+            s.send("Page.setLifecycleEventsEnabled", {"enabled": True}),
+            s.send("Page.getFrameTree"),
+            s.send(
+                "Target.setAutoAttach",
+                {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True},
+            ),
+            # One fixed CSS viewport at scale 1: screenshots keep one size, coordinates are CSS pixels.
+            s.send(
+                "Emulation.setDeviceMetricsOverride",
+                {
+                    "width": self.browser.viewport_size[0],
+                    "height": self.browser.viewport_size[1],
+                    "deviceScaleFactor": 1,
+                    "mobile": False,
+                },
+            ),
+            *[
+                s.send("Page.addScriptToEvaluateOnNewDocument", {"source": src, "runImmediately": True})
+                for src in self.browser.init_scripts
+            ],
+        ]
+        results = await asyncio.gather(*commands)
+        self._add_frame_tree(s, results[2]["frameTree"], None)
+        self.main_frame_id = results[2]["frameTree"]["frame"]["id"]
+        if waiting:
+            await s.send("Runtime.runIfWaitingForDebugger")
+
+    async def _attach_frame_session(self, session: CDPSession, waiting: bool) -> None:
+        """An out-of-process iframe: configure its session like a tab's, then let it run."""
+        frame_id = session.target_id
+        self.frame_sessions[frame_id] = session
+        self._watch_session(session)
+        frame = self.frames.get(frame_id)
+        if frame is not None:
+            frame.session = session
+        try:
+            commands = [
+                session.send("Page.enable"),
+                session.send("Page.setLifecycleEventsEnabled", {"enabled": True}),
+                session.send("Page.getFrameTree"),
+                session.send(
+                    "Target.setAutoAttach",
+                    {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True},
+                ),
+                *[
+                    session.send("Page.addScriptToEvaluateOnNewDocument", {"source": src, "runImmediately": True})
+                    for src in self.browser.init_scripts
+                ],
+            ]
+            results = await asyncio.gather(*commands)
+            parent = self.frames.get(frame_id)
+            self._add_frame_tree(session, results[2]["frameTree"], parent.parent_id if parent else None)
+            if waiting:
+                await session.send("Runtime.runIfWaitingForDebugger")
+        except CDPEngineError as exc:
+            log.debug("OOPIF %s setup failed: %s", frame_id, exc)
+        self.dom_version += 1
+        self._emit("frame", frame_id)
+        self._check_conditions()
+
+    def _on_frame_session_detached(self, session: CDPSession) -> None:
+        frame_id = session.target_id
+        if self.frame_sessions.get(frame_id) is session:
+            del self.frame_sessions[frame_id]
+            self.dom_version += 1
+
+    def _on_closed(self, reason: BaseException) -> None:
+        self.closed = True
+        self._fail_conditions(reason)
+        if not self.ready.done():
+            self.ready.set_exception(reason)
+        self._emit("closed", reason)
+
+    # ----- navigation -------------------------------------------------------------------------
+
+    def _timeout(self, timeout: float | None) -> float:
+        return self.browser.navigation_timeout if timeout is None else timeout
+
+    def _check_open(self) -> None:
+        if self.closed or self.session.closed:
+            raise TargetClosedError(f"tab {self.target_id} is closed")
+
+    async def goto(
+        self,
+        url: str,
+        *,
+        wait_until: WaitUntil = "load",
+        timeout: float | None = None,
+        referrer: str | None = None,
+    ) -> Response:
+        """Navigate the main frame and wait for the lifecycle point; raises NavigationError on failure."""
+        self._check_open()
+        if wait_until != "commit" and wait_until not in LIFECYCLE_NAMES:
+            raise ValueError(f"wait_until must be one of commit, {', '.join(LIFECYCLE_NAMES)}; not {wait_until!r}")
+        timeout = self._timeout(timeout)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        params: dict[str, Any] = {"url": url}
+        if referrer:
+            params["referrer"] = referrer
+        try:
+            result = await self.session.send("Page.navigate", params, timeout=timeout)
+        except TimeoutError:
+            raise NavigationTimeoutError(url, wait_until, timeout) from None
+        error_text = result.get("errorText")
+        if error_text and error_text not in IGNORED_NAVIGATION_ERRORS:
+            raise NavigationError(url, error_text)
+        loader_id = result.get("loaderId")
+        if not loader_id:
+            return Response(self.url, None, None, same_document=True)
+        await self._wait_lifecycle(result.get("frameId", self.main_frame_id), loader_id, wait_until, url,
+                                   max(0.0, deadline - loop.time()), timeout)
+        status = await self._main_status(max(0.1, deadline - loop.time()))
+        return Response(self.url, status, loader_id)
+
+    async def _wait_lifecycle(
+        self, frame_id: str, loader_id: str, wait_until: str, url: str, remaining: float, timeout: float
+    ) -> None:
+        if wait_until == "commit":
+            return
+        name = LIFECYCLE_NAMES[wait_until]
+        seen_ours = False
+
+        def reached() -> bool:
+            nonlocal seen_ours
+            frame = self.frames.get(frame_id)
+            if frame is None:
+                return False
+            if frame.loader_id == loader_id:
+                seen_ours = True
+                return name in frame.lifecycle
+            # A client-side redirect replaced our document: the newest one counts once it gets there.
+            return seen_ours and name in frame.lifecycle
+
+        try:
+            await self.wait_for_condition(reached, remaining)
+        except TimeoutError:
+            raise NavigationTimeoutError(url, wait_until, timeout) from None
+
+    async def _main_status(self, timeout: float) -> int | None:
+        with contextlib.suppress(CDPEngineError, TimeoutError):
+            value = await self.evaluate(
+                "(() => { const e = performance.getEntriesByType('navigation')[0];"
+                " return e && e.responseStatus ? e.responseStatus : null })()",
+                timeout=min(timeout, 2.0),
+            )
+            return value if isinstance(value, int) else None
+        return None
+
+    async def _history_step(self, delta: int, wait_until: WaitUntil, timeout: float | None) -> Response | None:
+        self._check_open()
+        timeout = self._timeout(timeout)
+        history = await self.session.send("Page.getNavigationHistory", timeout=timeout)
+        index = history["currentIndex"] + delta
+        entries = history["entries"]
+        if not 0 <= index < len(entries):
+            return None
+        entry = entries[index]
+        main = self.frames.get(self.main_frame_id)
+        old_loader = main.loader_id if main else ""
+        old_version = self.dom_version
+        await self.session.send("Page.navigateToHistoryEntry", {"entryId": entry["id"]}, timeout=timeout)
+
+        def moved() -> bool:
+            frame = self.frames.get(self.main_frame_id)
+            if frame is None:
+                return False
+            if frame.loader_id != old_loader:
+                return wait_until == "commit" or LIFECYCLE_NAMES[wait_until] in frame.lifecycle
+            return self.dom_version != old_version and frame.url == entry["url"]  # same-document entry
+
+        try:
+            await self.wait_for_condition(moved, timeout)
+        except TimeoutError:
+            raise NavigationTimeoutError(entry["url"], wait_until, timeout) from None
+        return Response(self.url, None, self.frames[self.main_frame_id].loader_id)
+
+    async def back(self, *, wait_until: WaitUntil = "load", timeout: float | None = None) -> Response | None:
+        """Go back one history entry; None when there is none."""
+        return await self._history_step(-1, wait_until, timeout)
+
+    async def forward(self, *, wait_until: WaitUntil = "load", timeout: float | None = None) -> Response | None:
+        """Go forward one history entry; None when there is none."""
+        return await self._history_step(1, wait_until, timeout)
+
+    async def reload(self, *, wait_until: WaitUntil = "load", timeout: float | None = None) -> Response:
+        self._check_open()
+        timeout = self._timeout(timeout)
+        main = self.frames.get(self.main_frame_id)
+        old_loader = main.loader_id if main else ""
+        await self.session.send("Page.reload", timeout=timeout)
+
+        def reloaded() -> bool:
+            frame = self.frames.get(self.main_frame_id)
+            return (
+                frame is not None
+                and frame.loader_id != old_loader
+                and (wait_until == "commit" or LIFECYCLE_NAMES[wait_until] in frame.lifecycle)
+            )
+
+        try:
+            await self.wait_for_condition(reloaded, timeout)
+        except TimeoutError:
+            raise NavigationTimeoutError(self.url, wait_until, timeout) from None
+        return Response(self.url, await self._main_status(2.0), self.frames[self.main_frame_id].loader_id)
+
+    # ----- script, screenshots ----------------------------------------------------------------
+
+    async def evaluate(
+        self,
+        expression: str,
+        *,
+        await_promise: bool = True,
+        timeout: float | None = None,
+        user_gesture: bool = True,
+        session: CDPSession | None = None,
+        context_id: int | None = None,
+    ) -> Any:
+        """Evaluate JavaScript in the page and return its value (promises awaited); JavaScriptError if it throws."""
+        self._check_open()
+        params: dict[str, Any] = {
+            "expression": expression,
+            "returnByValue": True,
+            "awaitPromise": await_promise,
+            "userGesture": user_gesture,
+        }
+        if context_id is not None:
+            params["contextId"] = context_id
+        result = await (session or self.session).send("Runtime.evaluate", params, timeout=timeout)
+        details = result.get("exceptionDetails")
+        if details:
+            exception = details.get("exception") or {}
+            message = exception.get("description") or details.get("text") or "script failed"
+            raise JavaScriptError(message, details)
+        return result.get("result", {}).get("value")
+
+    async def add_init_script(self, source: str) -> str:
+        """Run source at the start of every new document in every frame of this tab."""
+        sessions = [self.session, *self.frame_sessions.values()]
+        results = await asyncio.gather(
+            *[s.send("Page.addScriptToEvaluateOnNewDocument", {"source": source}) for s in sessions]
+        )
+        return results[0]["identifier"]
+
+    async def screenshot_base64(
+        self,
+        *,
+        format: Literal["png", "jpeg", "webp"] = "png",
+        quality: int | None = None,
+        clip: dict[str, float] | None = None,
+        scale: float = 1.0,
+        timeout: float | None = None,
+    ) -> str:
+        """The viewport (or a clip of it, scaled) as base64; the viewport size stays what the browser set."""
+        self._check_open()
+        params: dict[str, Any] = {"format": format, "captureBeyondViewport": False, "optimizeForSpeed": True}
+        if quality is not None and format != "png":
+            params["quality"] = quality
+        if clip is not None:
+            params["clip"] = {**clip, "scale": scale}
+        elif scale != 1.0:
+            metrics = await self.session.send("Page.getLayoutMetrics", timeout=timeout)
+            vp = metrics["cssVisualViewport"]
+            params["clip"] = {
+                "x": vp["pageX"],
+                "y": vp["pageY"],
+                "width": vp["clientWidth"],
+                "height": vp["clientHeight"],
+                "scale": scale,
+            }
+        result = await self.session.send("Page.captureScreenshot", params, timeout=timeout)
+        return result["data"]
+
+    async def screenshot(self, **kwargs: Any) -> bytes:
+        """Like screenshot_base64, decoded to bytes."""
+        return base64.b64decode(await self.screenshot_base64(**kwargs))
+
+    async def viewport(self) -> dict[str, float]:
+        """CSS viewport: width, height and scroll offsets."""
+        metrics = await self.session.send("Page.getLayoutMetrics")
+        vp = metrics["cssVisualViewport"]
+        return {
+            "width": vp["clientWidth"],
+            "height": vp["clientHeight"],
+            "scroll_x": vp["pageX"],
+            "scroll_y": vp["pageY"],
+        }
+
+    # ----- lifecycle --------------------------------------------------------------------------
+
+    async def activate(self) -> None:
+        await self.browser.connection.root.send("Target.activateTarget", {"targetId": self.target_id})
+
+    async def close(self, *, timeout: float = 10.0) -> None:
+        """Close the tab (beforeunload is accepted by the default dialog policy)."""
+        if self.closed:
+            return
+        detached = self.browser._tab_closed_future(self.target_id)
+        with contextlib.suppress(CDPEngineError):
+            await self.browser.connection.root.send("Target.closeTarget", {"targetId": self.target_id}, timeout=timeout)
+        with contextlib.suppress(TimeoutError, CDPEngineError):
+            async with asyncio.timeout(timeout):
+                await detached
+
+    @property
+    def opener(self) -> Tab | None:
+        return self.browser.tabs.get(self.opener_id) if self.opener_id else None
+
+    @property
+    def capturer(self) -> StateCapturer:
+        if self._capturer is None:
+            from .capture import StateCapturer
+
+            self._capturer = StateCapturer(self)
+        return self._capturer
+
+    async def state(self, *, screenshot: bool | Literal["png", "jpeg"] = True, jpeg_quality: int = 80) -> dict[str, Any]:
+        """The Element Index protocol's state object for this tab (see cdp_engine.capture)."""
+        return await self.capturer.state(screenshot=screenshot, jpeg_quality=jpeg_quality)
+
+    async def act(self, action: Any) -> dict[str, Any]:
+        """Run one Element Index protocol action and return the next state (or the previous one plus error)."""
+        return await self.capturer.act(action)
+
+    def __repr__(self) -> str:
+        return f"<Tab {self.target_id[:8]} {self.url}>"
+
+
+class BrowserContext:
+    """An isolated profile inside one browser (cookies, storage, cache, permissions); id None is the default."""
+
+    def __init__(self, browser: Browser, context_id: str | None) -> None:
+        self.browser = browser
+        self.id = context_id
+        self.closed = False
+
+    @property
+    def tabs(self) -> list[Tab]:
+        return [t for t in self.browser.tabs.values() if t.context_id == self.id or (self.id is None and t.context_id == self.browser.default_context_id)]
+
+    async def new_tab(self, url: str | None = None, **goto_kwargs: Any) -> Tab:
+        return await self.browser.new_tab(url, context=self, **goto_kwargs)
+
+    async def close(self) -> None:
+        """Dispose the context and every tab in it."""
+        if self.closed or self.id is None:
+            return
+        self.closed = True
+        self.browser.contexts.pop(self.id, None)
+        with contextlib.suppress(CDPEngineError):
+            await self.browser.connection.root.send("Target.disposeBrowserContext", {"browserContextId": self.id})
+
+    async def __aenter__(self) -> BrowserContext:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+class Browser:
+    """One Chromium over one connection; create with launch() or connect()."""
+
+    def __init__(
+        self,
+        connection: Connection,
+        process: ChromiumProcess | None = None,
+        *,
+        dialog_policy: DialogPolicy = "dismiss",
+        navigation_timeout: float = 30.0,
+        downloads_dir: str | Path | None = None,
+        viewport_size: tuple[int, int] = (1280, 720),
+    ) -> None:
+        self.connection = connection
+        self.viewport_size = viewport_size
+        self.process = process
+        self.dialog_policy: DialogPolicy = dialog_policy
+        self.navigation_timeout = navigation_timeout
+        self.tabs: dict[str, Tab] = {}
+        self.contexts: dict[str, BrowserContext] = {}
+        self.default_context = BrowserContext(self, None)
+        self.default_context_id: str | None = None
+        self.downloads: dict[str, Download] = {}
+        self.init_scripts: list[str] = []
+        self.version: dict[str, Any] = {}
+        self._own_downloads_dir = downloads_dir is None
+        self.downloads_dir = Path(downloads_dir or tempfile.mkdtemp(prefix="cdp-engine-downloads-"))
+        self._pending_tabs: dict[str, asyncio.Future[Tab]] = {}
+        self._closed_tabs: dict[str, asyncio.Future[None]] = {}
+        self._tab_listeners: list[Callable[[Tab], None]] = []
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closing = False
+        connection.on_session_attached.append(self._on_attached)
+        connection.on_session_detached.append(self._on_detached)
+        connection.on_close.append(self._on_connection_closed)
+        root = connection.root
+        root.on("Target.targetInfoChanged", self._on_target_info)
+        root.on("Browser.downloadWillBegin", self._on_download_begin)
+        root.on("Browser.downloadProgress", self._on_download_progress)
+
+    # ----- setup ------------------------------------------------------------------------------
+
+    async def _start(self) -> None:
+        root = self.connection.root
+        version, _, _, _ = await asyncio.gather(
+            root.send("Browser.getVersion"),
+            root.send("Target.setDiscoverTargets", {"discover": True, "filter": [{"type": "page"}]}),
+            self._set_download_behavior(None),
+            root.send(
+                "Target.setAutoAttach",
+                {
+                    "autoAttach": True,
+                    "waitForDebuggerOnStart": True,
+                    "flatten": True,
+                    "filter": [{"type": "page"}],
+                },
+            ),
+        )
+        self.version = version
+        # The initial about:blank tab was attached by setAutoAttach: wait until it is configured.
+        await asyncio.gather(*[t.ready for t in list(self.tabs.values())], return_exceptions=True)
+
+    def _set_download_behavior(self, context_id: str | None) -> asyncio.Future[dict[str, Any]]:
+        params: dict[str, Any] = {
+            "behavior": "allowAndName",
+            "downloadPath": str(self.downloads_dir),
+            "eventsEnabled": True,
+        }
+        if context_id:
+            params["browserContextId"] = context_id
+        return self.connection.root.send("Browser.setDownloadBehavior", params)
+
+    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _on_attached(self, session: CDPSession, params: dict[str, Any]) -> None:
+        info = params["targetInfo"]
+        waiting = params.get("waitingForDebugger", False)
+        kind = info.get("type")
+        if kind == "page" and session.parent is self.connection.root:
+            tab = Tab(self, session, info)
+            self.tabs[tab.target_id] = tab
+            self._spawn(self._setup_tab(tab, waiting))
+        elif kind == "iframe":
+            tab = self._tab_for_session(session.parent)
+            if tab is not None:
+                self._spawn(tab._attach_frame_session(session, waiting))
+            elif waiting:
+                session.send("Runtime.runIfWaitingForDebugger").add_done_callback(_quiet)
+        else:
+            # Workers and anything else: let them run, and stop listening.
+            if waiting:
+                session.send("Runtime.runIfWaitingForDebugger").add_done_callback(_quiet)
+            parent = session.parent or self.connection.root
+            parent.send("Target.detachFromTarget", {"sessionId": session.id}).add_done_callback(_quiet)
+
+    def _tab_for_session(self, session: CDPSession | None) -> Tab | None:
+        while session is not None:
+            for tab in self.tabs.values():
+                if tab.session is session or session in tab.frame_sessions.values():
+                    return tab
+            session = session.parent
+        return None
+
+    async def _setup_tab(self, tab: Tab, waiting: bool) -> None:
+        try:
+            await tab._configure(waiting)
+        except BaseException as exc:
+            if not tab.ready.done():
+                tab.ready.set_exception(exc if isinstance(exc, Exception) else CDPEngineError(str(exc)))
+                tab.ready.exception()
+            return
+        if not tab.ready.done():
+            tab.ready.set_result(tab)
+        pending = self._pending_tabs.pop(tab.target_id, None)
+        if pending is not None and not pending.done():
+            pending.set_result(tab)
+        for listener in list(self._tab_listeners):
+            try:
+                listener(tab)
+            except Exception:
+                log.exception("tab listener failed")
+        opener = tab.opener
+        if opener is not None:
+            opener._emit("popup", tab)
+
+    def _on_detached(self, session: CDPSession) -> None:
+        tab = self.tabs.get(session.target_id)
+        if tab is not None and tab.session is session:
+            del self.tabs[session.target_id]
+            tab._on_closed(session.closed_reason or TargetClosedError("tab closed"))
+            closed = self._closed_tabs.pop(tab.target_id, None)
+            if closed is not None and not closed.done():
+                closed.set_result(None)
+            return
+        owner = self._tab_for_session(session.parent)
+        if owner is not None:
+            owner._on_frame_session_detached(session)
+
+    def _on_connection_closed(self, reason: BaseException) -> None:
+        for tab in list(self.tabs.values()):
+            tab._on_closed(reason)
+        for future in [*self._pending_tabs.values(), *self._closed_tabs.values()]:
+            if not future.done():
+                future.set_exception(reason)
+                future.exception()
+
+    def _on_target_info(self, params: dict[str, Any]) -> None:
+        info = params["targetInfo"]
+        tab = self.tabs.get(info["targetId"])
+        if tab is not None:
+            tab.url = info.get("url", tab.url)
+            tab.title = info.get("title", tab.title)
+            if info.get("openerId") and not tab.opener_id:
+                tab.opener_id = info["openerId"]
+
+    def _tab_closed_future(self, target_id: str) -> asyncio.Future[None]:
+        future = self._closed_tabs.get(target_id)
+        if future is None:
+            future = asyncio.get_running_loop().create_future()
+            if target_id not in self.tabs:
+                future.set_result(None)
+            else:
+                self._closed_tabs[target_id] = future
+        return future
+
+    # ----- downloads --------------------------------------------------------------------------
+
+    def _tab_for_frame(self, frame_id: str | None) -> Tab | None:
+        if frame_id is None:
+            return None
+        for tab in self.tabs.values():
+            if frame_id in tab.frames or frame_id == tab.target_id:
+                return tab
+        return None
+
+    def _on_download_begin(self, params: dict[str, Any]) -> None:
+        tab = self._tab_for_frame(params.get("frameId"))
+        download = Download(
+            id=params["guid"],
+            url=params.get("url", ""),
+            suggested_filename=params.get("suggestedFilename", "") or "download",
+            frame_id=params.get("frameId"),
+            tab_id=tab.target_id if tab else None,
+        )
+        self.downloads[download.id] = download
+        if tab is not None:
+            tab._emit("download", download)
+
+    def _on_download_progress(self, params: dict[str, Any]) -> None:
+        download = self.downloads.get(params["guid"])
+        if download is None:
+            return
+        download.received_bytes = int(params.get("receivedBytes", 0))
+        download.total_bytes = int(params.get("totalBytes", 0))
+        state = params.get("state", "inProgress")
+        if state == download.state:
+            return
+        download.state = state
+        if state == "completed":
+            source = self.downloads_dir / download.id
+            target = _unique_path(self.downloads_dir, download.suggested_filename)
+            try:
+                source.rename(target)
+                download.path = str(target)
+                download.size = target.stat().st_size
+            except OSError:
+                download.path = str(source) if source.exists() else None
+                download.size = source.stat().st_size if source.exists() else None
+        tab = self.tabs.get(download.tab_id or "")
+        if tab is not None:
+            tab._emit("download", download)
+
+    async def wait_for_download(self, download_id: str, timeout: float = 30.0) -> Download:
+        """Wait until a download completes or is cancelled."""
+        download = self.downloads[download_id]
+        done = asyncio.get_running_loop().create_future()
+
+        def check(params: dict[str, Any]) -> None:
+            if params["guid"] == download_id and params.get("state") in ("completed", "canceled") and not done.done():
+                # Let the progress listener (registered first) rename the file before we answer.
+                done.set_result(None)
+
+        unsubscribe = self.connection.root.on("Browser.downloadProgress", check)
+        try:
+            if download.state not in ("completed", "canceled"):
+                async with asyncio.timeout(timeout):
+                    await done
+        finally:
+            unsubscribe()
+        return download
+
+    # ----- tabs and contexts ------------------------------------------------------------------
+
+    def on_tab(self, listener: Callable[[Tab], None]) -> Callable[[], None]:
+        """listener(tab) whenever a new tab (including a popup) is ready."""
+        self._tab_listeners.append(listener)
+        return lambda: self._tab_listeners.remove(listener) if listener in self._tab_listeners else None
+
+    async def new_context(self) -> BrowserContext:
+        """A fresh isolated context (its own cookies, storage and cache), created in milliseconds."""
+        root = self.connection.root
+        result = await root.send("Target.createBrowserContext", {"disposeOnDetach": True})
+        context = BrowserContext(self, result["browserContextId"])
+        self.contexts[context.id] = context  # type: ignore[index]
+        await self._set_download_behavior(context.id)
+        return context
+
+    async def new_tab(
+        self,
+        url: str | None = None,
+        *,
+        context: BrowserContext | None = None,
+        timeout: float | None = None,
+        **goto_kwargs: Any,
+    ) -> Tab:
+        """Open a tab (in `context`, or the default one) and, when url is given, navigate it."""
+        timeout = self.navigation_timeout if timeout is None else timeout
+        params: dict[str, Any] = {"url": "about:blank"}
+        if context is not None and context.id is not None:
+            params["browserContextId"] = context.id
+        result = await self.connection.root.send("Target.createTarget", params, timeout=timeout)
+        target_id = result["targetId"]
+        tab = self.tabs.get(target_id)
+        if tab is None or not tab.ready.done():
+            future = self._pending_tabs.setdefault(target_id, asyncio.get_running_loop().create_future())
+            if tab is not None:
+                future = tab.ready
+            async with asyncio.timeout(timeout):
+                tab = await future
+        else:
+            tab = tab.ready.result()
+        if url is not None:
+            await tab.goto(url, timeout=timeout, **goto_kwargs)
+        return tab
+
+    def pages(self) -> list[Tab]:
+        return list(self.tabs.values())
+
+    async def add_init_script(self, source: str) -> None:
+        """Run source at the start of every new document in every frame of every tab, now and later."""
+        self.init_scripts.append(source)
+        await asyncio.gather(*[tab.add_init_script(source) for tab in self.tabs.values()])
+
+    # ----- closing ----------------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self.connection.closed
+
+    async def close(self) -> None:
+        """Close Chromium (Browser.close, then terminate and kill after deadlines) and delete its folders.
+
+        For a browser reached with connect(), only the contexts this client created are disposed.
+        """
+        if self._closing:
+            return
+        self._closing = True
+        root = self.connection.root
+        if self.process is not None:
+            with contextlib.suppress(CDPEngineError, TimeoutError):
+                await root.send("Browser.close", timeout=2.0)
+            await self.connection.close()
+            await self.process.stop()
+        else:
+            await asyncio.gather(*[c.close() for c in list(self.contexts.values())], return_exceptions=True)
+            await self.connection.close()
+        for task in list(self._tasks):
+            task.cancel()
+        if self._own_downloads_dir:
+            await remove_profile(self.downloads_dir)
+
+    async def __aenter__(self) -> Browser:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+def _quiet(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+def _unique_path(folder: Path, name: str) -> Path:
+    name = Path(name).name or "download"
+    stem, suffix = Path(name).stem, Path(name).suffix
+    candidate = folder / name
+    for n in itertools.count(1):
+        if not candidate.exists():
+            return candidate
+        candidate = folder / f"{stem} ({n}){suffix}"
+    raise AssertionError("unreachable")
+
+
+class _Starter:
+    """Awaitable and async context manager, so both `await launch()` and `async with launch()` work."""
+
+    def __init__(self, factory: Callable[[], Any]) -> None:
+        self._factory = factory
+        self._browser: Browser | None = None
+
+    def __await__(self):  # type: ignore[no-untyped-def]
+        return self._factory().__await__()
+
+    async def __aenter__(self) -> Browser:
+        self._browser = await self._factory()
+        return self._browser
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._browser is not None:
+            await self._browser.close()
+
+
+def launch(
+    executable: str | None = None,
+    *,
+    headless: bool = True,
+    transport: Literal["websocket", "pipe"] = "websocket",
+    window_size: tuple[int, int] = (1280, 720),
+    args: list[str] | tuple[str, ...] = (),
+    timeout: float = 30.0,
+    command_timeout: float = 30.0,
+    navigation_timeout: float = 30.0,
+    dialog_policy: DialogPolicy = "dismiss",
+    downloads_dir: str | Path | None = None,
+) -> _Starter:
+    """Launch Chromium headless with a fresh profile: `async with launch() as browser:` (or `await launch()`)."""
+
+    async def start() -> Browser:
+        process = await launch_process(
+            executable,
+            headless=headless,
+            transport=transport,
+            window_size=window_size,
+            extra_args=args,
+            timeout=timeout,
+        )
+        try:
+            connection = Connection(process.transport, command_timeout)
+            browser = Browser(
+                connection,
+                process,
+                dialog_policy=dialog_policy,
+                navigation_timeout=navigation_timeout,
+                downloads_dir=downloads_dir,
+                viewport_size=window_size,
+            )
+            await browser._start()
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await process.transport.close()
+            await process.stop(grace=0)
+            raise
+        return browser
+
+    return _Starter(start)
+
+
+def connect(
+    endpoint: str,
+    *,
+    timeout: float = 10.0,
+    command_timeout: float = 30.0,
+    navigation_timeout: float = 30.0,
+    dialog_policy: DialogPolicy = "dismiss",
+    downloads_dir: str | Path | None = None,
+) -> _Starter:
+    """Attach to a running Chromium: a ws:// URL, or http://host:port resolved through /json/version."""
+
+    async def start() -> Browser:
+        ws_url = await discover_ws_url(endpoint, timeout)
+        try:
+            transport = await WebSocketTransport.connect(ws_url, timeout=timeout)
+        except Exception as exc:
+            raise ConnectionClosedError(f"cannot connect to {ws_url}: {exc}") from exc
+        connection = Connection(transport, command_timeout)
+        browser = Browser(
+            connection,
+            None,
+            dialog_policy=dialog_policy,
+            navigation_timeout=navigation_timeout,
+            downloads_dir=downloads_dir,
+        )
+        await browser._start()
+        return browser
+
+    return _Starter(start)

@@ -1,0 +1,874 @@
+"""One-pass state capture: the element index, page_content and state_hash of a tab.
+
+Per capture, every frame session (the tab's, and each out-of-process iframe's) gets one
+concurrent burst: `DOMSnapshot.captureSnapshot` (two computed styles and paint order, no
+DOM rects), the change-detection probe, and for the tab `Page.getLayoutMetrics` and the
+optional screenshot. The snapshot gives tags, attributes, live form values, layout boxes,
+rendered text and paint order; one pipelined `Accessibility.getPartialAXTree` burst over
+exactly the indexed elements adds their computed roles. Nothing asks for the full AX tree,
+whose cost explodes on large pages (see ../shared/reference/cdp-floor.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import orjson
+import xxhash
+
+from .connection import CDPSession
+from .errors import CDPEngineError
+
+if TYPE_CHECKING:
+    from .browser import Tab
+
+INTERACTIVE_TAGS = frozenset({"a", "button", "input", "textarea", "select", "option"})
+INTERACTIVE_ROLES = frozenset(
+    {"button", "link", "menuitem", "checkbox", "radio", "switch", "textbox", "searchbox", "combobox", "listbox", "option"}
+)
+FORM_CONTROLS = frozenset({"input", "textarea", "select", "button", "meter", "output", "progress"})
+BUTTON_TYPES = frozenset({"submit", "reset", "button"})
+INPUT_TYPES = frozenset(
+    {
+        "button", "checkbox", "color", "date", "datetime-local", "email", "file", "hidden", "image", "month",
+        "number", "password", "radio", "range", "reset", "search", "submit", "tel", "text", "time", "url", "week",
+    }
+)  # fmt: skip
+DISABLEABLE = frozenset({"button", "input", "select", "textarea", "option", "optgroup", "fieldset"})
+SKIP_CONTENT = frozenset({"script", "style", "noscript", "template", "head", "title", "meta", "link", "svg"})
+# Tags kept in page_content (everything else contributes only its text and children).
+SEMANTIC_TAGS = frozenset(
+    {
+        "a", "button", "input", "textarea", "select", "option", "label", "form", "h1", "h2", "h3", "h4", "h5",
+        "h6", "p", "ul", "ol", "li", "table", "thead", "tbody", "tr", "td", "th", "nav", "main", "header",
+        "footer", "section", "article", "aside", "img", "iframe", "dialog", "fieldset", "legend", "summary",
+        "details", "blockquote", "pre", "code", "strong", "em", "dl", "dt", "dd", "figure", "figcaption",
+    }
+)  # fmt: skip
+BLOCK_TAGS = frozenset(
+    {
+        "div", "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "table", "tr", "form", "nav",
+        "main", "header", "footer", "section", "article", "aside", "dialog", "fieldset", "details", "blockquote",
+        "pre", "dl", "dt", "dd", "figure", "br", "hr", "body", "html", "select", "textarea", "iframe",
+    }
+)  # fmt: skip
+CONTENT_ATTRS = ("href", "type", "name", "placeholder", "alt", "aria-label", "role", "title")
+PAGE_CONTENT_CAP = 100_000
+GRID = 64.0  # px, cell size of the occlusion grid
+TEXT_CAP = 200  # chars of text_content per element
+SNAPSHOT_STYLES = ["visibility", "opacity", "pointer-events"]
+
+# Runs in an isolated world of each frame: counts every change a state could depend on.
+PROBE_SCRIPT = """(() => {
+  const s = globalThis.__cdpEngineProbe;
+  if (s) return s.v;
+  const p = {v: 1};
+  const bump = () => { p.v++; };
+  new MutationObserver(bump).observe(document, {subtree: true, childList: true, attributes: true,
+    characterData: true});
+  for (const t of ['scroll', 'input', 'change', 'resize', 'load', 'transitionend', 'animationend', 'toggle',
+                   'focusin', 'focusout', 'pageshow', 'hashchange', 'popstate', 'fullscreenchange'])
+    addEventListener(t, bump, {capture: true, passive: true});
+  globalThis.__cdpEngineProbe = p;
+  return 0;
+})()"""
+
+
+@dataclass
+class Element:
+    """An indexed element, with what the engine keeps to act on it safely."""
+
+    index: int
+    session: CDPSession
+    frame_id: str
+    loader_id: str
+    backend_node_id: int
+    tag: str
+    descriptor: dict[str, Any]
+    box: tuple[float, float, float, float]  # x, y, width, height in top-level viewport CSS pixels
+    visible: bool
+    disabled: bool
+    editable: bool = False
+    select_index: int | None = None  # for an option: the index of its select
+    input_type: str | None = None
+
+    def fingerprint(self) -> tuple[Any, ...]:
+        d = self.descriptor
+        return (self.tag, d["aria-label"], d["attributes"]["name"], d["attributes"]["type"], d["text_content"])
+
+
+@dataclass
+class Capture:
+    """A state plus everything the engine needs to act on it."""
+
+    state: dict[str, Any]
+    elements: dict[int, Element]
+    version_key: tuple[Any, ...]
+    viewport: tuple[float, float, float, float]  # width, height, scroll x, scroll y
+    timings: dict[str, float] = field(default_factory=dict)
+    screenshot_format: str | None = None
+
+
+def state_hash(url: str, page_content: str) -> str:
+    """SHA-256 of the canonical bytes: JSON {"page_content": …, "url": …}, keys sorted, no spaces, UTF-8."""
+    return hashlib.sha256(orjson.dumps({"page_content": page_content, "url": url}, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _attr_escape(text: str) -> str:
+    return _escape(text).replace('"', "&quot;")
+
+
+class _Doc:
+    """One document of a snapshot, decoded once into per-node Python lists."""
+
+    __slots__ = (
+        "attrs",
+        "backend",
+        "children",
+        "content_doc",
+        "frame_id",
+        "input_checked",
+        "input_value",
+        "layout_of",
+        "names",
+        "no_pointer",
+        "nodes_len",
+        "offset",
+        "opacity",
+        "option_selected",
+        "paint",
+        "parent",
+        "rects",
+        "scroll",
+        "session",
+        "shadow",
+        "text_of",
+        "texts",
+        "types",
+        "url",
+        "values",
+        "visibility",
+    )  # fmt: skip
+
+    def __init__(self, session: CDPSession, doc: dict[str, Any], strings: list[str]) -> None:
+        self.session = session
+        self.frame_id: str = strings[doc["frameId"]] if doc.get("frameId", -1) >= 0 else ""
+        self.url = strings[doc["documentURL"]] if doc.get("documentURL", -1) >= 0 else ""
+        self.scroll = (doc.get("scrollOffsetX", 0.0), doc.get("scrollOffsetY", 0.0))
+        nodes = doc["nodes"]
+        self.parent: list[int] = nodes["parentIndex"]
+        self.types: list[int] = nodes["nodeType"]
+        self.nodes_len = len(self.parent)
+        self.names = [strings[i].lower() for i in nodes["nodeName"]]
+        self.values: list[int] = nodes["nodeValue"]
+        self.backend: list[int] = nodes["backendNodeId"]
+        self.attrs: list[list[int]] = nodes["attributes"]
+        self.content_doc = dict(zip(nodes["contentDocumentIndex"]["index"], nodes["contentDocumentIndex"]["value"], strict=False))
+        iv = nodes.get("inputValue", {"index": [], "value": []})
+        self.input_value = dict(zip(iv["index"], iv["value"], strict=False))
+        self.input_checked = set(nodes.get("inputChecked", {"index": []})["index"])
+        self.option_selected = set(nodes.get("optionSelected", {"index": []})["index"])
+        sh = nodes.get("shadowRootType", {"index": [], "value": []})
+        self.shadow = dict(zip(sh["index"], sh["value"], strict=False))
+        children: list[list[int]] = [[] for _ in range(self.nodes_len)]
+        for i, p in enumerate(self.parent):
+            if p >= 0:
+                children[p].append(i)
+        self.children = children
+        layout = doc["layout"]
+        self.layout_of: dict[int, int] = {}
+        self.rects: dict[int, list[float]] = {}
+        self.text_of: dict[int, str] = {}
+        self.paint: dict[int, int] = {}
+        self.visibility: dict[int, str] = {}
+        self.opacity: dict[int, float] = {}
+        self.no_pointer: set[int] = set()
+        paints = layout.get("paintOrders") or []
+        for li, ni in enumerate(layout["nodeIndex"]):
+            if ni in self.rects:
+                continue  # continuation boxes (inline wrapping): the first box is enough
+            self.layout_of[ni] = li
+            self.rects[ni] = layout["bounds"][li]
+            t = layout["text"][li]
+            if t >= 0:
+                self.text_of[ni] = strings[t]
+            if paints:
+                self.paint[ni] = paints[li]
+            st = layout["styles"][li]
+            if st:
+                self.visibility[ni] = strings[st[0]] if st[0] >= 0 else "visible"
+                if len(st) > 1 and st[1] >= 0:
+                    self.opacity[ni] = float(strings[st[1]] or 1)
+                if len(st) > 2 and st[2] >= 0 and strings[st[2]] == "none":
+                    self.no_pointer.add(ni)
+        self.offset = (0.0, 0.0)
+        self.texts = strings
+
+    def attributes(self, i: int) -> dict[str, str]:
+        a = self.attrs[i]
+        s = self.texts
+        return {s[a[k]].lower(): s[a[k + 1]] for k in range(0, len(a), 2)}
+
+
+class StateCapturer:
+    """Captures the state of one tab and caches it until the page changes."""
+
+    def __init__(self, tab: Tab) -> None:
+        self.tab = tab
+        self.last: Capture | None = None
+        self._worlds: dict[tuple[str, str], int] = {}  # (frame id, loader id) -> isolated world context
+        self._probe_cache_hits = 0
+
+    # ----- change detection -------------------------------------------------------------------
+
+    def _frame_sessions(self) -> list[tuple[str, CDPSession]]:
+        tab = self.tab
+        return [(tab.main_frame_id, tab.session), *tab.frame_sessions.items()]
+
+    async def _world(self, frame_id: str, session: CDPSession) -> int | None:
+        frame = self.tab.frames.get(frame_id)
+        key = (frame_id, frame.loader_id if frame else "")
+        ctx = self._worlds.get(key)
+        if ctx is None:
+            try:
+                result = await session.send(
+                    "Page.createIsolatedWorld", {"frameId": frame_id, "worldName": "cdp-engine", "grantUniveralAccess": False}
+                )
+            except CDPEngineError:
+                return None
+            ctx = result["executionContextId"]
+            self._worlds[key] = ctx
+        return ctx
+
+    async def _probe_one(self, frame_id: str, session: CDPSession) -> Any:
+        ctx = await self._world(frame_id, session)
+        if ctx is None:
+            return None
+        try:
+            result = await session.send(
+                "Runtime.evaluate", {"expression": PROBE_SCRIPT, "contextId": ctx, "returnByValue": True}, timeout=5.0
+            )
+        except CDPEngineError:
+            self._worlds.pop((frame_id, self.tab.frames[frame_id].loader_id if frame_id in self.tab.frames else ""), None)
+            return None
+        if "exceptionDetails" in result:
+            return None
+        return result["result"].get("value")
+
+    async def version_key(self) -> tuple[Any, ...]:
+        """What the page's state depends on: navigation/frame events seen, and each frame's change counter."""
+        before = self.tab.dom_version
+        frames = self._frame_sessions()
+        probes = await asyncio.gather(*[self._probe_one(fid, s) for fid, s in frames])
+        if self.tab.dom_version != before:
+            return (None,)
+        return (before, *[(fid, self.tab.frames[fid].loader_id if fid in self.tab.frames else "", v) for (fid, _), v in zip(frames, probes, strict=True)])
+
+    @staticmethod
+    def key_is_stable(key: tuple[Any, ...]) -> bool:
+        return key[0] is not None and all(part[2] not in (None, 0) for part in key[1:])
+
+    def invalidate(self) -> None:
+        """Forget the cached state (after the engine itself acted on the page)."""
+        if self.last is not None:
+            self.last.version_key = (None,)
+
+    # ----- capture ----------------------------------------------------------------------------
+
+    async def capture(self, *, screenshot: bool | str = True, jpeg_quality: int = 80, use_cache: bool = True) -> Capture:
+        """The current state; served from cache when nothing changed since the last capture."""
+        t0 = time.perf_counter()
+        fmt = None if not screenshot else ("jpeg" if screenshot == "jpeg" else "png")
+        last = self.last
+        if use_cache and last is not None and self.key_is_stable(last.version_key):
+            key = await self.version_key()
+            if key == last.version_key and (fmt is None or last.screenshot_format == fmt):
+                state = dict(last.state)
+                if fmt is None:
+                    state["screenshot"] = ""
+                last.timings = {"cached": 1.0, "total_ms": (time.perf_counter() - t0) * 1000}
+                self.tab.last_timings = last.timings
+                return Capture(state, last.elements, last.version_key, last.viewport, last.timings, last.screenshot_format)
+        capture = await self._capture(fmt, jpeg_quality, t0)
+        self.last = capture
+        self.tab.last_timings = capture.timings
+        return capture
+
+    async def _capture(self, fmt: str | None, jpeg_quality: int, t0: float) -> Capture:
+        tab = self.tab
+        tab._check_open()
+        frames = self._frame_sessions()
+        params = {"computedStyles": SNAPSHOT_STYLES, "includePaintOrder": True, "includeDOMRects": False}
+        version_task = asyncio.ensure_future(self.version_key())
+        snapshot_futures = [s.send("DOMSnapshot.captureSnapshot", params) for _, s in frames]
+        metrics_future = tab.session.send("Page.getLayoutMetrics")
+        shot_future = None
+        if fmt is not None:
+            shot: dict[str, Any] = {"format": fmt, "captureBeyondViewport": False, "optimizeForSpeed": True}
+            if fmt == "jpeg":
+                shot["quality"] = jpeg_quality
+            shot_future = tab.session.send("Page.captureScreenshot", shot)
+        # OOPIF owners: which iframe element in which parent session hosts each out-of-process frame.
+        owner_futures = []
+        for fid, s in frames[1:]:
+            parent = s.parent or tab.session
+            owner_futures.append(parent.send("DOM.getFrameOwner", {"frameId": fid}))
+        snap_results = await asyncio.gather(*snapshot_futures, return_exceptions=True)
+        metrics = await metrics_future
+        owners = await asyncio.gather(*owner_futures, return_exceptions=True)
+        t_snapshot = time.perf_counter()
+        vp = metrics["cssVisualViewport"]
+        viewport = (vp["clientWidth"], vp["clientHeight"], vp["pageX"], vp["pageY"])
+
+        docs_by_session: dict[str, list[_Doc]] = {}
+        for (fid, s), result in zip(frames, snap_results, strict=True):
+            if isinstance(result, BaseException):
+                if s is tab.session:
+                    raise result
+                continue  # a frame detaching mid-capture never fails the whole capture
+            strings = result["strings"]
+            docs_by_session[fid] = [_Doc(s, d, strings) for d in result["documents"]]
+        oopif_owner: dict[tuple[str, int], str] = {}  # (owner session id, backend id) -> frame id
+        for (fid, s), owner in zip(frames[1:], owners, strict=True):
+            if not isinstance(owner, BaseException):
+                parent = s.parent or tab.session
+                oopif_owner[(parent.id or "", owner["backendNodeId"])] = fid
+
+        builder = _Builder(self, viewport, docs_by_session, oopif_owner)
+        await builder.place_frames()
+        builder.walk()
+        t_walk = time.perf_counter()
+        await builder.resolve_roles()
+        t_ax = time.perf_counter()
+        url = tab.url
+        page_content = builder.page_content()
+        element_index = {str(el.index): el.descriptor for el in builder.elements}
+        state = {
+            "url": url,
+            "page_content": page_content,
+            "element_index": element_index,
+            "screenshot": "",
+            "state_hash": state_hash(url, page_content),
+        }
+        if shot_future is not None:
+            state["screenshot"] = (await shot_future)["data"]
+        key = await version_task
+        t_end = time.perf_counter()
+        timings = {
+            "snapshot_ms": (t_snapshot - t0) * 1000,
+            "build_ms": (t_walk - t_snapshot) * 1000,
+            "ax_ms": (t_ax - t_walk) * 1000,
+            "total_ms": (t_end - t0) * 1000,
+            "elements": float(len(element_index)),
+        }
+        return Capture(state, {el.index: el for el in builder.elements}, key, viewport, timings, fmt)
+
+
+class _Builder:
+    """Joins the snapshots of one capture into the element index and page_content."""
+
+    def __init__(
+        self,
+        capturer: StateCapturer,
+        viewport: tuple[float, float, float, float],
+        docs: dict[str, list[_Doc]],
+        oopif_owner: dict[tuple[str, int], str],
+    ) -> None:
+        self.capturer = capturer
+        self.tab = capturer.tab
+        self.viewport = viewport
+        self.docs = docs
+        self.oopif_owner = oopif_owner
+        self.elements: list[Element] = []
+        self.content: list[str] = []
+        self.content_len = 0
+        self.truncated = False
+        self.clip: dict[int, tuple[float, float, float, float]] = {}  # id(doc) -> visible clip in viewport
+        self._grids: dict[int, dict[tuple[int, int], list[tuple[int, float, float, float, float, int]]]] = {}
+        self._by_node: dict[tuple[int, int], Element] = {}  # visible selects, for their options
+
+    async def place_frames(self) -> None:
+        """Viewport offsets of every document: scroll for the top one, iframe content boxes for the rest."""
+        w, h, sx, sy = self.viewport
+        root_docs = self.docs.get(self.tab.main_frame_id)
+        if not root_docs:
+            return
+        top = root_docs[0]
+        top.offset = (-sx, -sy)
+        self.clip[id(top)] = (0.0, 0.0, w, h)
+        # Iframe owners of nested documents, resolved with one pipelined getBoxModel burst per level.
+        pending: list[tuple[_Doc, int, _Doc]] = []  # (parent doc, owner node index, child doc)
+        for docs in self.docs.values():
+            for doc in docs:
+                for node, child in doc.content_doc.items():
+                    pending.append((doc, node, docs[child]))
+        for fid, docs in self.docs.items():
+            if fid == self.tab.main_frame_id:
+                continue
+            for (sid, backend), frame_id in self.oopif_owner.items():
+                if frame_id != fid:
+                    continue
+                for pdocs in self.docs.values():
+                    for pdoc in pdocs:
+                        if (pdoc.session.id or "") != sid:
+                            continue
+                        node = _find_backend(pdoc, backend)
+                        if node is not None:
+                            pending.append((pdoc, node, docs[0]))
+        if not pending:
+            return
+        boxes = await asyncio.gather(
+            *[p.session.send("DOM.getBoxModel", {"backendNodeId": p.backend[n]}) for p, n, _ in pending],
+            return_exceptions=True,
+        )
+        # getBoxModel answers in the owner frame's viewport: add that frame's own offset, parents first.
+        placed = {id(top)}
+        remaining = list(zip(pending, boxes, strict=True))
+        for _ in range(8):
+            if not remaining:
+                break
+            later = []
+            for (pdoc, _node, child), box in remaining:
+                if id(pdoc) not in placed and pdoc.session is not self.tab.session:
+                    later.append(((pdoc, _node, child), box))
+                    continue
+                if isinstance(box, BaseException):
+                    self.clip[id(child)] = (0.0, 0.0, 0.0, 0.0)
+                    placed.add(id(child))
+                    continue
+                q = box["model"]["content"]
+                base_x, base_y = self._frame_origin(pdoc)
+                x, y = q[0] + base_x, q[1] + base_y
+                cw, ch = q[2] - q[0], q[5] - q[1]
+                child.offset = (x - child.scroll[0], y - child.scroll[1])
+                px, py, pw, ph = self.clip.get(id(pdoc), (0.0, 0.0, w, h))
+                cx0, cy0 = max(x, px), max(y, py)
+                cx1, cy1 = min(x + cw, px + pw), min(y + ch, py + ph)
+                self.clip[id(child)] = (cx0, cy0, max(0.0, cx1 - cx0), max(0.0, cy1 - cy0))
+                placed.add(id(child))
+            remaining = later
+
+    def _frame_origin(self, doc: _Doc) -> tuple[float, float]:
+        """Where the viewport of doc's session starts, in top-level viewport coordinates."""
+        if doc.session is self.tab.session:
+            return (0.0, 0.0)
+        docs = self.docs.get(doc.session.target_id)
+        if not docs:
+            return (0.0, 0.0)
+        root = docs[0]
+        return (root.offset[0] + root.scroll[0], root.offset[1] + root.scroll[1])
+
+    # ----- walking ----------------------------------------------------------------------------
+
+    def walk(self) -> None:
+        docs = self.docs.get(self.tab.main_frame_id)
+        if docs:
+            self._walk_doc(docs[0], docs)
+
+    def _emit(self, text: str) -> None:
+        if self.truncated:
+            return
+        self.content.append(text)
+        self.content_len += len(text)
+        if self.content_len > PAGE_CONTENT_CAP:
+            self.truncated = True
+
+    def _walk_doc(self, doc: _Doc, docs: list[_Doc]) -> None:
+        labelled = self._labelled_ids(doc)
+        frame = self.tab.frames.get(doc.frame_id)
+        loader = frame.loader_id if frame else ""
+        # Iterative pre-order walk; stack items: (node, parent hidden, opacity product, closing tag).
+        stack: list[tuple[int, bool, float, str | None]] = [(0, False, 1.0, None)]
+        while stack:
+            node, parent_hidden, opacity, closing = stack.pop()
+            if closing is not None:
+                self._emit(closing)
+                continue
+            ntype = doc.types[node]
+            if ntype == 3:  # text
+                if not parent_hidden:
+                    text = doc.text_of.get(node)
+                    if text and text.strip():
+                        self._emit(_escape(text))
+                continue
+            if ntype not in (1, 9, 11):  # elements, documents, shadow roots / fragments
+                continue
+            name = doc.names[node]
+            if name in SKIP_CONTENT:
+                continue
+            if ntype != 1:
+                for child in reversed(doc.children[node]):
+                    stack.append((child, parent_hidden, opacity, None))
+                continue
+            has_layout = node in doc.rects
+            if not has_layout and name not in ("option", "html") and not any(
+                c in doc.rects or doc.types[c] == 11 for c in doc.children[node]
+            ):
+                continue  # display:none subtree (display:contents keeps rendering its children)
+            op = opacity * doc.opacity.get(node, 1.0)
+            if has_layout:
+                node_hidden = op <= 0 or doc.visibility.get(node, "visible") in ("hidden", "collapse")
+            else:
+                node_hidden = op <= 0 or parent_hidden
+            attrs = doc.attributes(node)
+            tag_open, tag_close = self._element(doc, docs, node, name, attrs, node_hidden, op, labelled, loader)
+            if tag_open:
+                self._emit(tag_open)
+            if tag_close is None:
+                continue  # element fully handled (form controls, options, iframes)
+            if tag_close:
+                stack.append((node, False, 0.0, tag_close))
+            for child in reversed(doc.children[node]):
+                stack.append((child, node_hidden, op, None))
+            content_idx = doc.content_doc.get(node)
+            if content_idx is not None and not node_hidden:
+                self._walk_doc(docs[content_idx], docs)
+
+    def _labelled_ids(self, doc: _Doc) -> set[str]:
+        """Ids of form controls in this document, for <label for=…>."""
+        ids: set[str] = set()
+        for i, name in enumerate(doc.names):
+            if name in FORM_CONTROLS and doc.types[i] == 1:
+                a = doc.attrs[i]
+                for k in range(0, len(a), 2):
+                    if doc.texts[a[k]] == "id":
+                        ids.add(doc.texts[a[k + 1]])
+        return ids
+
+    def _visible_box(self, doc: _Doc, node: int) -> tuple[tuple[float, float, float, float], bool]:
+        r = doc.rects.get(node)
+        if r is None:
+            return (0.0, 0.0, 0.0, 0.0), False
+        x, y = r[0] + doc.offset[0], r[1] + doc.offset[1]
+        w, h = r[2], r[3]
+        cx, cy, cw, ch = self.clip.get(id(doc), (0.0, 0.0, self.viewport[0], self.viewport[1]))
+        visible = w > 0 and h > 0 and x < cx + cw and y < cy + ch and x + w > cx and y + h > cy
+        return (x, y, w, h), visible
+
+    def _is_label_for_control(self, doc: _Doc, node: int, attrs: dict[str, str], labelled: set[str]) -> bool:
+        target = attrs.get("for")
+        if target is not None:
+            return target in labelled
+        todo = list(doc.children[node])
+        while todo:
+            c = todo.pop()
+            if doc.types[c] == 1 and doc.names[c] in FORM_CONTROLS:
+                return True
+            todo.extend(doc.children[c])
+        return False
+
+    def _element(
+        self,
+        doc: _Doc,
+        docs: list[_Doc],
+        node: int,
+        name: str,
+        attrs: dict[str, str],
+        hidden: bool,
+        opacity: float,
+        labelled: set[str],
+        loader: str,
+    ) -> tuple[str, str | None]:
+        role_attr = (attrs.get("role") or "").strip().lower().split(" ")[0]
+        editable = attrs.get("contenteditable", None) in ("true", "")
+        interactive = (
+            name in INTERACTIVE_TAGS
+            or role_attr in INTERACTIVE_ROLES
+            or editable
+            or (name == "label" and self._is_label_for_control(doc, node, attrs, labelled))
+        )
+        index: int | None = None
+        if interactive and not hidden:
+            index = self._index(doc, node, name, attrs, role_attr, editable, opacity, loader)
+        if name == "iframe" or name == "frame":
+            marker = f"[{index}]" if index else ""
+            self._emit(f"\n{marker}<iframe>")
+            oopif = self.oopif_owner.get((doc.session.id or "", doc.backend[node]))
+            if oopif is not None and not hidden and oopif in self.docs:
+                odocs = self.docs[oopif]
+                self._walk_doc(odocs[0], odocs)
+            else:
+                content_idx = doc.content_doc.get(node)
+                if content_idx is not None and not hidden:
+                    self._walk_doc(docs[content_idx], docs)
+            self._emit("</iframe>\n")
+            return "", None
+        if hidden:
+            return "", ""
+        if name not in SEMANTIC_TAGS:
+            return ("\n", "\n") if name in BLOCK_TAGS else ("", "")
+        marker = f"[{index}]" if index else ""
+        parts = [f"<{name}"]
+        for attr in CONTENT_ATTRS:
+            value = attrs.get(attr)
+            if value and not (attr == "type" and name != "input" and name != "button"):
+                parts.append(f' {attr}="{_attr_escape(value[:200])}"')
+        if name in ("input", "textarea", "select"):
+            value = self._current_value(doc, node, name, attrs)
+            if value:
+                parts.append(f' value="{_attr_escape(value[:500])}"')
+            if node in doc.input_checked:
+                parts.append(" checked")
+            if name != "select":
+                self._emit(f"\n{marker}{''.join(parts)}>")
+                return "", None
+        if name == "option":
+            if node in doc.option_selected:
+                parts.append(" selected")
+            value = self._option_value(doc, node)
+            parts.append(f' value="{_attr_escape(value[:200])}"')
+            self._emit(f"\n{marker}{''.join(parts)}>{_escape(self._raw_text(doc, node))}</option>")
+            return "", None
+        if name == "img":
+            self._emit(f"{marker}{''.join(parts)}>")
+            return "", None
+        block = "\n" if name in BLOCK_TAGS else ""
+        return f"{block}{marker}{''.join(parts)}>", f"</{name}>{block}"
+
+    def _current_value(self, doc: _Doc, node: int, name: str, attrs: dict[str, str]) -> str | None:
+        if name == "select":
+            for c in self._descendants(doc, node):
+                if doc.names[c] == "option" and c in doc.option_selected:
+                    return self._option_value(doc, c)
+            return None
+        iv = doc.input_value.get(node)
+        value = doc.texts[iv] if iv is not None and iv >= 0 else ("" if iv is not None else None)
+        if value and attrs.get("type", "").lower() == "password":
+            return "•" * len(value)  # never put a password in the state
+        return value
+
+    def _descendants(self, doc: _Doc, node: int) -> list[int]:
+        out: list[int] = []
+        todo = list(reversed(doc.children[node]))
+        while todo:
+            c = todo.pop()
+            out.append(c)
+            todo.extend(reversed(doc.children[c]))
+        return out
+
+    def _option_value(self, doc: _Doc, node: int) -> str:
+        attrs = doc.attributes(node)
+        if "value" in attrs:
+            return attrs["value"]
+        return self._raw_text(doc, node)
+
+    def _raw_text(self, doc: _Doc, node: int) -> str:
+        parts = []
+        for c in self._descendants(doc, node):
+            if doc.types[c] == 3:
+                v = doc.values[c]
+                if v >= 0:
+                    parts.append(doc.texts[v])
+        return " ".join(" ".join(parts).split())
+
+    def _visible_text(self, doc: _Doc, node: int) -> str:
+        parts = []
+        for c in self._descendants(doc, node):
+            t = doc.text_of.get(c)
+            if t:
+                parts.append(t)
+        return " ".join(" ".join(parts).split())
+
+    def _occluded(self, doc: _Doc, node: int, box: tuple[float, float, float, float]) -> bool:
+        """Wholly covered by a later-painted element of the same document that is not inside it.
+
+        Only boxes containing the element's centre can cover it: a coarse grid over the viewport
+        finds them without scanning the page. Boxes with pointer-events:none never count.
+        """
+        po = doc.paint.get(node)
+        if po is None:
+            return False
+        x, y, w, h = box
+        ox, oy = doc.offset
+        x0, y0, x1, y1 = x - ox, y - oy, x - ox + w, y - oy + h
+        grid = self._cover_grid(doc)
+        cell = (int((x0 + w / 2 + ox) // GRID), int((y0 + h / 2 + oy) // GRID))
+        for cpo, cx0, cy0, cx1, cy1, cnode in grid.get(cell, ()):
+            if cpo <= po:
+                break
+            if cx0 <= x0 and cy0 <= y0 and cx1 >= x1 and cy1 >= y1 and cnode != node:
+                p = doc.parent[cnode]
+                while p >= 0 and p != node:
+                    p = doc.parent[p]
+                if p != node:  # not the element's own content
+                    return True
+        return False
+
+    def _cover_grid(self, doc: _Doc) -> dict[tuple[int, int], list[tuple[int, float, float, float, float, int]]]:
+        grid = self._grids.get(id(doc))
+        if grid is not None:
+            return grid
+        grid = {}
+        ox, oy = doc.offset
+        cx, cy, cw, ch = self.clip.get(id(doc), (0.0, 0.0, self.viewport[0], self.viewport[1]))
+        for ni, r in doc.rects.items():
+            if doc.types[ni] != 1 or r[2] <= 0 or r[3] <= 0 or ni in doc.no_pointer:
+                continue
+            if doc.visibility.get(ni, "visible") in ("hidden", "collapse") or doc.opacity.get(ni, 1.0) == 0:
+                continue
+            po = doc.paint.get(ni)
+            if po is None:
+                continue
+            vx0, vy0 = max(r[0] + ox, cx), max(r[1] + oy, cy)
+            vx1, vy1 = min(r[0] + ox + r[2], cx + cw), min(r[1] + oy + r[3], cy + ch)
+            if vx1 <= vx0 or vy1 <= vy0:
+                continue
+            item = (po, r[0], r[1], r[0] + r[2], r[1] + r[3], ni)
+            for gx in range(int(vx0 // GRID), int((vx1 - 0.001) // GRID) + 1):
+                for gy in range(int(vy0 // GRID), int((vy1 - 0.001) // GRID) + 1):
+                    grid.setdefault((gx, gy), []).append(item)
+        for items in grid.values():
+            items.sort(reverse=True)
+        self._grids[id(doc)] = grid
+        return grid
+
+    def _index(
+        self,
+        doc: _Doc,
+        node: int,
+        name: str,
+        attrs: dict[str, str],
+        role_attr: str,
+        editable: bool,
+        opacity: float,
+        loader: str,
+    ) -> int | None:
+        select_index: int | None = None
+        if name == "option":
+            select_node = doc.parent[node]
+            while select_node >= 0 and doc.names[select_node] not in ("select", "datalist"):
+                select_node = doc.parent[select_node]
+            sel = self._by_node.get((id(doc), select_node))
+            if sel is None:
+                return None  # an option is indexed when its (visible) select is
+            box, visible = sel.box, True
+            select_index = sel.index
+        else:
+            box, visible = self._visible_box(doc, node)
+            if not visible or opacity <= 0 or self._occluded(doc, node, box):
+                return None
+        index = len(self.elements) + 1
+        input_type: str | None = None
+        if name == "input":
+            t = attrs.get("type", "text").strip().lower()
+            input_type = t if t in INPUT_TYPES else "text"
+        elif name == "button":
+            t = attrs.get("type", "submit").strip().lower()
+            input_type = t if t in BUTTON_TYPES else "submit"
+        if name in ("input", "textarea", "select"):
+            text = None if name != "select" else (self._selected_text(doc, node) or None)
+        elif name == "option":
+            text = self._raw_text(doc, node) or None
+        else:
+            text = self._visible_text(doc, node)[:TEXT_CAP] or None
+        checked: bool | None = None
+        if input_type in ("checkbox", "radio"):
+            checked = node in doc.input_checked
+        elif role_attr in ("checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"):
+            checked = attrs.get("aria-checked", "").lower() == "true"
+        if name in ("input", "textarea", "select"):
+            value = self._current_value(doc, node, name, attrs)
+            if value is None and name != "select":
+                value = ""
+        elif name == "option":
+            value = self._option_value(doc, node)
+        elif name == "button":
+            value = attrs.get("value")
+        else:
+            value = None
+        disabled = (name in DISABLEABLE and "disabled" in attrs) or attrs.get("aria-disabled", "").lower() == "true"
+        if not disabled and name in DISABLEABLE:
+            p = doc.parent[node]
+            while p >= 0:
+                if doc.names[p] in ("fieldset", "select", "optgroup") and "disabled" in doc.attributes(p):
+                    disabled = True
+                    break
+                p = doc.parent[p]
+        descriptor = {
+            "tag": name,
+            "role": role_attr or None,
+            "aria-label": attrs.get("aria-label"),
+            "text_content": text,
+            "attributes": {
+                "name": attrs.get("name"),
+                "value": value,
+                "placeholder": attrs.get("placeholder"),
+                "type": input_type,
+                "href": attrs.get("href") if name == "a" else None,
+                "checked": checked,
+            },
+        }
+        element = Element(
+            index=index,
+            session=doc.session,
+            frame_id=doc.frame_id,
+            loader_id=loader,
+            backend_node_id=doc.backend[node],
+            tag=name,
+            descriptor=descriptor,
+            box=box,
+            visible=visible,
+            disabled=disabled,
+            editable=editable,
+            select_index=select_index,
+            input_type=input_type,
+        )
+        self.elements.append(element)
+        if name == "select":
+            self._by_node[(id(doc), node)] = element
+        return index
+
+    def _selected_text(self, doc: _Doc, node: int) -> str:
+        for c in self._descendants(doc, node):
+            if doc.names[c] == "option" and c in doc.option_selected:
+                return self._raw_text(doc, c)
+        return ""
+
+    async def resolve_roles(self) -> None:
+        """Computed roles from Accessibility, one pipelined burst over the indexed elements only."""
+        if not self.elements:
+            return
+        results = await asyncio.gather(
+            *[
+                el.session.send("Accessibility.getPartialAXTree", {"backendNodeId": el.backend_node_id, "fetchRelatives": False})
+                for el in self.elements
+            ],
+            return_exceptions=True,
+        )
+        for el, result in zip(self.elements, results, strict=True):
+            if isinstance(result, BaseException) or not result.get("nodes"):
+                continue
+            role = result["nodes"][0].get("role") or {}
+            value = role.get("value")
+            if role.get("type") == "role" and value and value not in ("none", "presentation"):
+                el.descriptor["role"] = value
+            elif el.descriptor["role"] is None:
+                el.descriptor["role"] = None
+
+    def page_content(self) -> str:
+        text = "".join(self.content)
+        lines = [" ".join(line.split()) for line in text.split("\n")]
+        out = "\n".join(line for line in lines if line)
+        if len(out) > PAGE_CONTENT_CAP:
+            out = out[:PAGE_CONTENT_CAP] + f"\n[truncated: page_content is capped at {PAGE_CONTENT_CAP} characters]"
+        return out
+
+
+def _find_backend(doc: _Doc, backend: int) -> int | None:
+    try:
+        return doc.backend.index(backend)
+    except ValueError:
+        return None
+
+
+def content_digest(state: dict[str, Any]) -> str:
+    """A fast internal digest (xxhash) of a state's element index, for caches and trajectories."""
+    return xxhash.xxh3_64_hexdigest(orjson.dumps(state.get("element_index", {}), option=orjson.OPT_SORT_KEYS))

@@ -1,0 +1,72 @@
+"""Typed errors: every failure a caller can act on has its own class."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class CDPEngineError(Exception):
+    """Base class of every error cdp-engine raises on purpose."""
+
+
+class BrowserNotFoundError(CDPEngineError):
+    """No Chromium executable could be found."""
+
+
+class LaunchError(CDPEngineError):
+    """Chromium started but never became reachable over CDP."""
+
+
+class ConnectionClosedError(CDPEngineError):
+    """The connection to the browser is gone; pending and future commands fail with this."""
+
+
+class TargetClosedError(ConnectionClosedError):
+    """The tab, frame or worker the session was attached to has closed or crashed."""
+
+
+class CommandTimeoutError(CDPEngineError, TimeoutError):
+    """A CDP command got no answer before its deadline."""
+
+    def __init__(self, method: str, timeout: float) -> None:
+        super().__init__(f"{method} got no answer within {timeout:g} s")
+        self.method = method
+        self.timeout = timeout
+
+
+class ProtocolError(CDPEngineError):
+    """Chromium answered a command with an error."""
+
+    def __init__(self, method: str, code: int, message: str, data: Any = None) -> None:
+        detail = f" ({data})" if data else ""
+        super().__init__(f"{method}: {message}{detail} [code {code}]")
+        self.method = method
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+class NavigationError(CDPEngineError):
+    """A navigation failed; error_text is Chromium's own (for example net::ERR_CONNECTION_REFUSED)."""
+
+    def __init__(self, url: str, error_text: str) -> None:
+        super().__init__(f"navigation to {url} failed: {error_text}")
+        self.url = url
+        self.error_text = error_text
+
+
+class NavigationTimeoutError(NavigationError, TimeoutError):
+    """A navigation did not reach the requested lifecycle point before its deadline."""
+
+    def __init__(self, url: str, wait_until: str, timeout: float) -> None:
+        super().__init__(url, f"timed out after {timeout:g} s waiting for '{wait_until}'")
+        self.wait_until = wait_until
+        self.timeout = timeout
+
+
+class JavaScriptError(CDPEngineError):
+    """Script evaluated in the page threw."""
+
+    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.details = details or {}

@@ -1,0 +1,355 @@
+"""Find, start and stop Chromium; or attach to one that is already running.
+
+The DevTools endpoint is read from DevToolsActivePort (port 0: never a fixed or guessed
+port), or spoken over --remote-debugging-pipe. Chromium gets PR_SET_PDEATHSIG so it
+dies with the Python process that launched it, even on SIGKILL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import fcntl
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import aiohttp
+
+from .errors import BrowserNotFoundError, LaunchError
+from .transport import PipeTransport, Transport, WebSocketTransport
+
+CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+INSTALL_HINT = (
+    "Install Chromium (Debian/Ubuntu as root: `apt-get install -y chromium`), "
+    "or pass executable=... or set CDP_ENGINE_CHROME to the browser binary."
+)
+
+# Quiet on a closed network, steady timers in background tabs, no first-run UI.
+DEFAULT_FLAGS = (
+    "--disable-background-networking",
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
+    "--disable-renderer-backgrounding",
+    "--disable-breakpad",
+    "--disable-client-side-phishing-detection",
+    "--disable-component-extensions-with-background-pages",
+    "--disable-component-update",
+    "--disable-default-apps",
+    "--disable-dev-shm-usage",
+    "--disable-extensions",
+    "--disable-field-trial-config",
+    "--disable-hang-monitor",
+    "--disable-ipc-flooding-protection",
+    "--disable-popup-blocking",
+    "--disable-prompt-on-repost",
+    "--disable-sync",
+    "--disable-search-engine-choice-screen",
+    "--disable-back-forward-cache",
+    "--allow-pre-commit-input",
+    "--force-color-profile=srgb",
+    "--metrics-recording-only",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--no-service-autorun",
+    "--password-store=basic",
+    "--use-mock-keychain",
+    "--mute-audio",
+    "--hide-scrollbars",
+    "--disable-quic",
+)
+DISABLED_FEATURES = (
+    "Translate",
+    "OptimizationHints",
+    "MediaRouter",
+    "DialMediaRouteProvider",
+    "PaintHolding",
+    "LazyFrameLoading",
+    "AcceptCHFrame",
+    "HttpsUpgrades",
+    "CertificateTransparencyComponentUpdater",
+    "AutofillServerCommunication",
+    "InterestFeedContentSuggestions",
+    "WebUIOmniboxPopup",
+    "WebUIOmniboxAimPopup",
+    "WebUIReloadButton",
+)
+
+_PR_SET_PDEATHSIG = 1
+
+
+def find_chromium(executable: str | os.PathLike[str] | None = None) -> str:
+    """The browser binary: explicit path, else $CDP_ENGINE_CHROME, else the usual names on PATH."""
+    tried: list[str] = []
+    if executable:
+        path = Path(executable)
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path)
+        raise BrowserNotFoundError(f"Chromium not found at {executable!s} (not an executable file). {INSTALL_HINT}")
+    env = os.environ.get("CDP_ENGINE_CHROME")
+    if env:
+        if Path(env).is_file() and os.access(env, os.X_OK):
+            return env
+        tried.append(f"CDP_ENGINE_CHROME={env}")
+    for name in CANDIDATES:
+        found = shutil.which(name)
+        if found:
+            return found
+        tried.append(name)
+    raise BrowserNotFoundError(f"No Chromium found (tried {', '.join(tried)} on PATH). {INSTALL_HINT}")
+
+
+def _merge_feature_flags(args: list[str]) -> list[str]:
+    """Chromium honours only the last --disable-features / --enable-features: merge them into one each."""
+    merged: dict[str, list[str]] = {"--disable-features": [], "--enable-features": []}
+    out: list[str] = []
+    for arg in args:
+        key, sep, value = arg.partition("=")
+        if key in merged and sep:
+            for item in value.split(","):
+                if item and item not in merged[key]:
+                    merged[key].append(item)
+        else:
+            out.append(arg)
+    out.extend(f"{key}={','.join(items)}" for key, items in merged.items() if items)
+    return out
+
+
+def _child_setup() -> None:  # runs in the forked child, before exec
+    with contextlib.suppress(Exception):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _pipe_child_setup(read_fd: int, write_fd: int) -> None:
+    os.dup2(read_fd, 3)
+    os.dup2(write_fd, 4)
+    _child_setup()
+
+
+@dataclass
+class ChromiumProcess:
+    """A launched Chromium: its process, profile folder, transport and the last lines it printed."""
+
+    process: asyncio.subprocess.Process
+    user_data_dir: Path
+    transport: Transport
+    executable: str
+    ws_url: str | None = None
+    output: deque[str] = field(default_factory=lambda: deque(maxlen=200))
+    _drain: asyncio.Task[None] | None = None
+
+    async def stop(self, grace: float = 3.0) -> None:
+        """Wait for exit after Browser.close; terminate, then kill, after deadlines; delete the profile."""
+        proc = self.process
+        if proc.returncode is None:
+            try:
+                await asyncio.wait_for(proc.wait(), grace)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.terminate()
+                try:
+                    await asyncio.wait_for(proc.wait(), 2.0)
+                except TimeoutError:
+                    with contextlib.suppress(ProcessLookupError):
+                        proc.kill()
+                    await proc.wait()
+        # Renderer and utility processes share the process group: take any straggler down too.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        if self._drain is not None:
+            self._drain.cancel()
+            with contextlib.suppress(BaseException):
+                await self._drain
+        await remove_profile(self.user_data_dir)
+
+
+async def remove_profile(path: Path) -> None:
+    """Delete a profile folder, retrying briefly: Chromium may still be writing while it exits."""
+    for attempt in range(10):
+        shutil.rmtree(path, ignore_errors=True)
+        if not path.exists():
+            return
+        await asyncio.sleep(0.05 * (attempt + 1))  # sleep-ok: bounded retry of a filesystem delete
+
+
+def build_args(
+    user_data_dir: Path,
+    *,
+    headless: bool,
+    pipe: bool,
+    window_size: tuple[int, int],
+    extra_args: list[str] | tuple[str, ...] = (),
+) -> list[str]:
+    args = list(DEFAULT_FLAGS)
+    args.append("--disable-features=" + ",".join(DISABLED_FEATURES))
+    if headless:
+        args.append("--headless=new")
+    if os.geteuid() == 0:
+        args.append("--no-sandbox")  # Chromium cannot start its sandbox as root.
+    args.append("--disable-gpu")
+    args.append(f"--window-size={window_size[0]},{window_size[1]}")
+    args.append(f"--user-data-dir={user_data_dir}")
+    args.append("--remote-debugging-pipe" if pipe else "--remote-debugging-port=0")
+    args.extend(extra_args)
+    args = _merge_feature_flags(args)
+    args.append("about:blank")
+    return args
+
+
+async def launch_process(
+    executable: str | None = None,
+    *,
+    headless: bool = True,
+    transport: str = "websocket",
+    window_size: tuple[int, int] = (1280, 720),
+    extra_args: list[str] | tuple[str, ...] = (),
+    timeout: float = 30.0,
+) -> ChromiumProcess:
+    """Start Chromium with a fresh profile and return it connected through the chosen transport."""
+    if transport not in ("websocket", "pipe"):
+        raise ValueError(f"transport must be 'websocket' or 'pipe', not {transport!r}")
+    binary = find_chromium(executable)
+    user_data_dir = Path(tempfile.mkdtemp(prefix="cdp-engine-"))
+    pipe = transport == "pipe"
+    args = build_args(user_data_dir, headless=headless, pipe=pipe, window_size=window_size, extra_args=extra_args)
+    env = dict(os.environ)
+    fds: list[int] = []
+    try:
+        if pipe:
+            to_browser_r, to_browser_w = os.pipe()
+            from_browser_r, from_browser_w = os.pipe()
+            fds = [to_browser_r, to_browser_w, from_browser_r, from_browser_w]
+            # Move the child's ends above 4 so dup2 onto 3 and 4 cannot clobber one another.
+            child_r = fcntl.fcntl(to_browser_r, fcntl.F_DUPFD, 10)
+            child_w = fcntl.fcntl(from_browser_w, fcntl.F_DUPFD, 10)
+            fds += [child_r, child_w]
+            proc = await asyncio.create_subprocess_exec(
+                binary,
+                *args,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
+                pass_fds=(3, 4),
+                preexec_fn=lambda: _pipe_child_setup(child_r, child_w),
+            )
+        else:
+            proc = await asyncio.create_subprocess_exec(
+                binary,
+                *args,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
+                preexec_fn=_child_setup,
+            )
+    except BaseException:
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        shutil.rmtree(user_data_dir, ignore_errors=True)
+        raise
+    output: deque[str] = deque(maxlen=200)
+    exited = asyncio.get_running_loop().create_future()
+    new_line = asyncio.Event()
+    drain = asyncio.get_running_loop().create_task(_drain_output(proc, output, exited, new_line))
+    chromium: ChromiumProcess
+    try:
+        if pipe:
+            os.close(to_browser_r)
+            os.close(from_browser_w)
+            os.close(child_r)
+            os.close(child_w)
+            fds = []
+            chromium = ChromiumProcess(proc, user_data_dir, PipeTransport(to_browser_w, from_browser_r), binary)
+        else:
+            ws_url = await _wait_for_devtools_url(user_data_dir, exited, output, new_line, timeout)
+            ws = await WebSocketTransport.connect(ws_url, timeout=timeout)
+            chromium = ChromiumProcess(proc, user_data_dir, ws, binary, ws_url=ws_url)
+    except BaseException:
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        await proc.wait()
+        drain.cancel()
+        await remove_profile(user_data_dir)
+        raise
+    chromium.output = output
+    chromium._drain = drain
+    return chromium
+
+
+async def _drain_output(
+    proc: asyncio.subprocess.Process, output: deque[str], exited: asyncio.Future[None], new_line: asyncio.Event
+) -> None:
+    """Read Chromium's output for as long as it runs so a full pipe can never block it."""
+    assert proc.stdout is not None
+    try:
+        async for line in proc.stdout:
+            output.append(line.decode(errors="replace").rstrip())
+            new_line.set()
+    finally:
+        if not exited.done():
+            exited.set_result(None)
+        new_line.set()
+
+
+async def _wait_for_devtools_url(
+    user_data_dir: Path,
+    exited: asyncio.Future[None],
+    output: deque[str],
+    new_line: asyncio.Event,
+    timeout: float,
+) -> str:
+    """Chromium prints 'DevTools listening on ws://…' once it listens (DevToolsActivePort says the same)."""
+    try:
+        async with asyncio.timeout(timeout):
+            while True:
+                for line in output:
+                    if line.startswith("DevTools listening on "):
+                        return line.removeprefix("DevTools listening on ").strip()
+                port_file = user_data_dir / "DevToolsActivePort"
+                with contextlib.suppress(OSError, ValueError):
+                    lines = port_file.read_text().split("\n")
+                    if len(lines) >= 2 and lines[0].strip() and lines[1].strip():
+                        return f"ws://127.0.0.1:{int(lines[0])}{lines[1].strip()}"
+                if exited.done():
+                    raise LaunchError("Chromium exited before DevTools started:\n" + "\n".join(list(output)[-20:]))
+                new_line.clear()
+                await new_line.wait()
+    except TimeoutError:
+        raise LaunchError(
+            f"Chromium did not open DevTools within {timeout:g} s:\n" + "\n".join(list(output)[-20:])
+        ) from None
+
+
+async def discover_ws_url(endpoint: str, timeout: float = 10.0) -> str:
+    """ws:// endpoints are used as given; http://host:port is resolved through /json/version."""
+    if endpoint.startswith(("ws://", "wss://")):
+        return endpoint
+    if not endpoint.startswith(("http://", "https://")):
+        raise ValueError(f"endpoint must be ws://… or http://host:port, not {endpoint!r}")
+    url = endpoint.rstrip("/") + "/json/version"
+    async with (
+        aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout)) as http,
+        http.get(url) as response,
+    ):
+        response.raise_for_status()
+        info = await response.json(content_type=None)
+    return info["webSocketDebuggerUrl"]
+
+
+if sys.platform != "linux":  # PR_SET_PDEATHSIG is Linux-only; elsewhere rely on close().
+    def _child_setup() -> None:
+        return None

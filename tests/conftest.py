@@ -1,0 +1,97 @@
+"""One headless Chromium and one pair of loopback web servers for the whole test session.
+
+Each test gets a fresh browser context and tab, so tests never share cookies, storage or pages.
+`site.url` is http://127.0.0.1:<port>; `site.other_url` is http://localhost:<other port>, a
+different site, so a frame from it is out-of-process (OOPIF).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+
+import pytest
+import pytest_asyncio
+from aiohttp import web
+
+import cdp_engine
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@dataclass
+class Site:
+    """Pages served by the tests themselves: add(path, html) or add_handler(path, handler)."""
+
+    url: str = ""
+    other_url: str = ""
+    pages: dict[str, str | bytes] = field(default_factory=dict)
+    handlers: dict[str, Handler] = field(default_factory=dict)
+    hits: dict[str, int] = field(default_factory=dict)
+
+    def add(self, path: str, html: str | bytes) -> str:
+        self.pages[path] = html
+        return self.url + path
+
+    def add_handler(self, path: str, handler: Handler) -> str:
+        self.handlers[path] = handler
+        return self.url + path
+
+    async def dispatch(self, request: web.Request) -> web.StreamResponse:
+        path = request.path
+        self.hits[path] = self.hits.get(path, 0) + 1
+        if path in self.handlers:
+            return await self.handlers[path](request)
+        if path in self.pages:
+            body = self.pages[path]
+            content_type = "text/html" if isinstance(body, str) else "application/octet-stream"
+            return web.Response(body=body.encode() if isinstance(body, str) else body, content_type=content_type)
+        return web.Response(status=404, text="not found")
+
+
+@pytest_asyncio.fixture(scope="session")
+async def site() -> AsyncIterator[Site]:
+    site = Site()
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", site.dispatch)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    main = web.TCPSite(runner, "127.0.0.1", 0)
+    other = web.TCPSite(runner, "127.0.0.1", 0)
+    await main.start()
+    await other.start()
+    site.url = f"http://127.0.0.1:{main._server.sockets[0].getsockname()[1]}"  # type: ignore[union-attr]
+    site.other_url = f"http://localhost:{other._server.sockets[0].getsockname()[1]}"  # type: ignore[union-attr]
+    yield site
+    await runner.cleanup()
+
+
+@pytest_asyncio.fixture(scope="session")
+async def browser() -> AsyncIterator[cdp_engine.Browser]:
+    async with cdp_engine.launch() as browser:
+        yield browser
+
+
+@pytest_asyncio.fixture
+async def context(browser: cdp_engine.Browser) -> AsyncIterator[cdp_engine.BrowserContext]:
+    context = await browser.new_context()
+    yield context
+    await context.close()
+
+
+@pytest_asyncio.fixture
+async def tab(context: cdp_engine.BrowserContext) -> cdp_engine.Tab:
+    return await context.new_tab()
+
+
+@pytest.fixture
+def wait() -> Callable[..., Awaitable[None]]:
+    """wait(predicate, timeout): poll-free helper for tests: checks on each loop turn until a deadline."""
+
+    async def _wait(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+        async with asyncio.timeout(timeout):
+            while not predicate():
+                await asyncio.sleep(0.01)
+
+    return _wait
