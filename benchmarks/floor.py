@@ -106,7 +106,9 @@ class Connection:
         await self._write(orjson.dumps(msg))
         return await fut
 
-    async def send(self, method: str, params: dict[str, Any] | None = None, session: str | None = None) -> dict[str, Any]:
+    async def send(
+        self, method: str, params: dict[str, Any] | None = None, session: str | None = None
+    ) -> dict[str, Any]:
         """Send one command and return its result."""
         return (await self.send_sized(method, params, session))[0]
 
@@ -164,7 +166,9 @@ def _pipe_preexec(cmd_read: int, resp_write: int) -> Callable[[], None]:
     return move
 
 
-async def launch(transport: str = "websocket", timeout: float = 30.0, extra_flags: list[str] | None = None) -> Browser:
+async def launch(
+    transport: str = "websocket", timeout: float = 30.0, extra_flags: list[str] | None = None
+) -> Browser:
     """Launch headless Chromium and connect over `transport` ("websocket" or "pipe"); phases in phases_ms."""
     t0 = time.perf_counter()
     profile = tempfile.mkdtemp(prefix="bench-floor-")
@@ -172,7 +176,7 @@ async def launch(transport: str = "websocket", timeout: float = 30.0, extra_flag
     loop = asyncio.get_running_loop()
     phases: dict[str, float] = {}
     if transport == "websocket":
-        proc = subprocess.Popen(
+        proc = subprocess.Popen(  # noqa: ASYNC220 - returns once forked; the launch is what we time
             [*args, "--remote-debugging-port=0", "about:blank"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -183,7 +187,7 @@ async def launch(transport: str = "websocket", timeout: float = 30.0, extra_flag
         lines: list[str] = []
         while True:
             with contextlib.suppress(OSError):
-                with open(port_file) as f:
+                with open(port_file) as f:  # noqa: ASYNC230 - a few bytes, polled
                     lines = f.read().split("\n")
             if len(lines) >= 2 and lines[0].strip() and lines[1].strip():
                 break
@@ -220,7 +224,7 @@ async def launch(transport: str = "websocket", timeout: float = 30.0, extra_flag
     elif transport == "pipe":
         cmd_r, cmd_w = os.pipe()
         resp_r, resp_w = os.pipe()
-        proc = subprocess.Popen(
+        proc = subprocess.Popen(  # noqa: ASYNC220 - returns once forked; the launch is what we time
             [*args, "--remote-debugging-pipe", "about:blank"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -234,7 +238,9 @@ async def launch(transport: str = "websocket", timeout: float = 30.0, extra_flag
         read_transport, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(resp_r, "rb", buffering=0)
         )
-        write_transport, _ = await loop.connect_write_pipe(asyncio.Protocol, os.fdopen(cmd_w, "wb", buffering=0))
+        write_transport, _ = await loop.connect_write_pipe(
+            asyncio.Protocol, os.fdopen(cmd_w, "wb", buffering=0)
+        )
 
         async def write_pipe(data: bytes) -> None:
             write_transport.write(data + b"\0")
@@ -249,7 +255,9 @@ async def launch(transport: str = "websocket", timeout: float = 30.0, extra_flag
             except Exception as exc:
                 conn.fail_all(exc)
 
-        browser = Browser(proc, conn, transport, profile, phases, [read_transport.close, write_transport.close])
+        browser = Browser(
+            proc, conn, transport, profile, phases, [read_transport.close, write_transport.close]
+        )
         browser._reader = asyncio.create_task(read_pipe())
     else:
         raise ValueError(f"unknown transport {transport!r}")
@@ -347,7 +355,9 @@ async def partial_ax_trees(conn: Connection, session: str, backend_ids: list[int
     """Accessibility.getPartialAXTree(fetchRelatives=false) for every id, all in flight at once."""
     results = await asyncio.gather(
         *(
-            conn.send_sized("Accessibility.getPartialAXTree", {"backendNodeId": b, "fetchRelatives": False}, session)
+            conn.send_sized(
+                "Accessibility.getPartialAXTree", {"backendNodeId": b, "fetchRelatives": False}, session
+            )
             for b in backend_ids
         ),
         return_exceptions=True,
@@ -365,7 +375,9 @@ def dom_node_count(snapshot: dict[str, Any]) -> int:
     return sum(len(d["nodes"].get("nodeType", [])) for d in snapshot["documents"])
 
 
-def viewport_backend_ids(snapshot: dict[str, Any], width: int = VIEWPORT[0], height: int = VIEWPORT[1]) -> list[int]:
+def viewport_backend_ids(
+    snapshot: dict[str, Any], width: int = VIEWPORT[0], height: int = VIEWPORT[1]
+) -> list[int]:
     """backendNodeIds of the main document's layout nodes whose box meets the viewport (scrolled to top)."""
     doc = snapshot["documents"][0]
     backend = doc["nodes"]["backendNodeId"]
@@ -495,7 +507,9 @@ async def measure_page(
     return facts, results
 
 
-async def measure_launch(transport: str, reps: int = 5, warmup: int = 1, timeout: float = 60.0) -> list[Timed]:
+async def measure_launch(
+    transport: str, reps: int = 5, warmup: int = 1, timeout: float = 60.0
+) -> list[Timed]:
     """Launch → attached page session → first evaluate answered, `warmup + reps` times, per phase."""
     phases = ["devtools_port", "connected", "first_session", "first_evaluate"]
     out = {p: Timed(f"launch.{p}") for p in phases if transport == "websocket" or p != "devtools_port"}
@@ -506,7 +520,9 @@ async def measure_launch(transport: str, reps: int = 5, warmup: int = 1, timeout
             browser = await asyncio.wait_for(launch(transport, timeout), timeout)
             _, session = await asyncio.wait_for(first_page_session(browser, timeout), timeout)
             t_session = (time.perf_counter() - t0) * 1000
-            await asyncio.wait_for(browser.conn.send("Runtime.evaluate", {"expression": "1"}, session), timeout)
+            await asyncio.wait_for(
+                browser.conn.send("Runtime.evaluate", {"expression": "1"}, session), timeout
+            )
             t_eval = (time.perf_counter() - t0) * 1000
             got = {**browser.phases_ms, "first_session": t_session, "first_evaluate": t_eval}
             for p, t in out.items():

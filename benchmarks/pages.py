@@ -118,7 +118,7 @@ def shadow_page() -> bytes:
         '<div id="closed-host"><template shadowrootmode="closed"><p>CLOSED-SHADOW-MARKER</p>'
         "<button type=button>Button in closed shadow</button></template></div>"
         '<div id="slot-host"><template shadowrootmode="open"><div>Before slot</div><slot></slot>'
-        '<button type=button>Button beside slot</button></template><span>SLOTTED-MARKER</span></div>'
+        "<button type=button>Button beside slot</button></template><span>SLOTTED-MARKER</span></div>"
         '<div id="scripted-host"></div>'
         "<script>const r = document.getElementById('scripted-host').attachShadow({mode: 'closed'});"
         "r.innerHTML = '<p>SCRIPTED-CLOSED-SHADOW-MARKER</p>"

@@ -32,7 +32,7 @@ from .launcher import ChromiumProcess, discover_ws_url, launch_process, remove_p
 from .transport import WebSocketTransport
 
 if TYPE_CHECKING:
-    from .capture import StateCapturer
+    from .element_index import ElementIndex
 
 log = logging.getLogger("cdp_engine")
 
@@ -133,8 +133,9 @@ class Tab:
         self._conditions: list[_Condition] = []
         self._listeners: list[Callable[[str, Any], None]] = []
         self.dom_version = 0  # bumped on every navigation event, for cheap change detection
-        self._capturer: StateCapturer | None = None
+        self._index: ElementIndex | None = None
         self.last_timings: dict[str, float] = {}
+        self.init_scripts: list[str] = []  # this tab's own, on top of the browser's
         self._watch_session(session)
 
     # ----- events -----------------------------------------------------------------------------
@@ -196,18 +197,22 @@ class Tab:
                 cond.future.set_exception(exc)
         self._conditions.clear()
 
-    def _add_frame_tree(self, session: CDPSession, tree: dict[str, Any], parent_id: str | None) -> None:
+    def _add_frame_tree(
+        self, session: CDPSession, tree: dict[str, Any], parent_id: str | None, *, fill_only: bool = False
+    ) -> None:
         info = tree["frame"]
         frame = self.frames.get(info["id"])
         if frame is None:
             frame = Frame(info["id"], info.get("parentId", parent_id), session)
             self.frames[frame.id] = frame
         frame.session = session
-        frame.url = info.get("url", "") + info.get("urlFragment", "")
-        frame.name = info.get("name", "")
-        frame.loader_id = info.get("loaderId", frame.loader_id)
+        # fill_only: what this session's own frame events already set is never older than the tree: keep it.
+        if not (fill_only and frame.url):
+            frame.url = info.get("url", "") + info.get("urlFragment", "")
+            frame.name = info.get("name", "")
+            frame.loader_id = info.get("loaderId", frame.loader_id)
         for child in tree.get("childFrames", ()):
-            self._add_frame_tree(session, child, frame.id)
+            self._add_frame_tree(session, child, frame.id, fill_only=fill_only)
 
     def _on_frame_attached(self, session: CDPSession, params: dict[str, Any]) -> None:
         frame_id = params["frameId"]
@@ -348,11 +353,15 @@ class Tab:
                 for src in self.browser.init_scripts
             ],
         ]
-        results = await asyncio.gather(*commands)
-        self._add_frame_tree(s, results[2]["frameTree"], None)
-        self.main_frame_id = results[2]["frameTree"]["frame"]["id"]
         if waiting:
-            await s.send("Runtime.runIfWaitingForDebugger")
+            # Sent right behind the setup commands, not after their answers: a popup opened with noopener
+            # has no renderer until its navigation resumes, so renderer-side commands would never answer.
+            # Chromium applies the commands in order, before the page runs any script.
+            commands.append(s.send("Runtime.runIfWaitingForDebugger"))
+        results = await asyncio.gather(*commands)
+        # The page may have run (and sent frame events) before this continuation: don't undo those events.
+        self._add_frame_tree(s, results[2]["frameTree"], None, fill_only=True)
+        self.main_frame_id = results[2]["frameTree"]["frame"]["id"]
 
     async def _attach_frame_session(self, session: CDPSession, waiting: bool) -> None:
         """An out-of-process iframe: configure its session like a tab's, then let it run."""
@@ -373,7 +382,7 @@ class Tab:
                 ),
                 *[
                     session.send("Page.addScriptToEvaluateOnNewDocument", {"source": src, "runImmediately": True})
-                    for src in self.browser.init_scripts
+                    for src in [*self.browser.init_scripts, *self.init_scripts]
                 ],
             ]
             results = await asyncio.gather(*commands)
@@ -427,15 +436,29 @@ class Tab:
         params: dict[str, Any] = {"url": url}
         if referrer:
             params["referrer"] = referrer
+        # Page.navigate answers a same-document navigation before Page.navigatedWithinDocument: arm a wait
+        # for that event first, so the tab's url is current when goto returns.
+        main_frame_id = self.main_frame_id
+        same_document = self.session.wait_for(
+            "Page.navigatedWithinDocument", lambda p: p.get("frameId") == main_frame_id
+        )
         try:
             result = await self.session.send("Page.navigate", params, timeout=timeout)
         except TimeoutError:
+            same_document.cancel()
             raise NavigationTimeoutError(url, wait_until, timeout) from None
+        except BaseException:
+            same_document.cancel()
+            raise
+        loader_id = result.get("loaderId")
+        if loader_id or result.get("errorText"):
+            same_document.cancel()
         error_text = result.get("errorText")
         if error_text and error_text not in IGNORED_NAVIGATION_ERRORS:
             raise NavigationError(url, error_text)
-        loader_id = result.get("loaderId")
         if not loader_id:
+            with contextlib.suppress(TimeoutError):
+                await same_document.wait(max(0.1, min(2.0, deadline - loop.time())))
             return Response(self.url, None, None, same_document=True)
         await self._wait_lifecycle(result.get("frameId", self.main_frame_id), loader_id, wait_until, url,
                                    max(0.0, deadline - loop.time()), timeout)
@@ -565,6 +588,7 @@ class Tab:
 
     async def add_init_script(self, source: str) -> str:
         """Run source at the start of every new document in every frame of this tab."""
+        self.init_scripts.append(source)  # for out-of-process frames that attach later
         sessions = [self.session, *self.frame_sessions.values()]
         results = await asyncio.gather(
             *[s.send("Page.addScriptToEvaluateOnNewDocument", {"source": source}) for s in sessions]
@@ -636,20 +660,21 @@ class Tab:
         return self.browser.tabs.get(self.opener_id) if self.opener_id else None
 
     @property
-    def capturer(self) -> StateCapturer:
-        if self._capturer is None:
-            from .capture import StateCapturer
+    def element_index(self) -> ElementIndex:
+        """The Element Index protocol on this tab (state capture, cache and actions)."""
+        if self._index is None:
+            from .element_index import ElementIndex
 
-            self._capturer = StateCapturer(self)
-        return self._capturer
+            self._index = ElementIndex(self)
+        return self._index
 
     async def state(self, *, screenshot: bool | Literal["png", "jpeg"] = True, jpeg_quality: int = 80) -> dict[str, Any]:
-        """The Element Index protocol's state object for this tab (see cdp_engine.capture)."""
-        return await self.capturer.state(screenshot=screenshot, jpeg_quality=jpeg_quality)
+        """The protocol's state object: url, page_content, element_index, screenshot, state_hash."""
+        return await self.element_index.state(screenshot=screenshot, jpeg_quality=jpeg_quality)
 
-    async def act(self, action: Any) -> dict[str, Any]:
-        """Run one Element Index protocol action and return the next state (or the previous one plus error)."""
-        return await self.capturer.act(action)
+    async def act(self, action: Any, *, screenshot: bool | Literal["png", "jpeg"] = True) -> dict[str, Any]:
+        """Run one protocol action (dict or JSON text); the next state, or the previous one plus `error`."""
+        return await self.element_index.act(action, screenshot=screenshot)
 
     def __repr__(self) -> str:
         return f"<Tab {self.target_id[:8]} {self.url}>"

@@ -174,6 +174,8 @@ class _Doc:
         self.content_doc = dict(zip(nodes["contentDocumentIndex"]["index"], nodes["contentDocumentIndex"]["value"], strict=False))
         iv = nodes.get("inputValue", {"index": [], "value": []})
         self.input_value = dict(zip(iv["index"], iv["value"], strict=False))
+        tv = nodes.get("textValue", {"index": [], "value": []})  # a textarea's live value is reported here
+        self.input_value.update(zip(tv["index"], tv["value"], strict=False))
         self.input_checked = set(nodes.get("inputChecked", {"index": []})["index"])
         self.option_selected = set(nodes.get("optionSelected", {"index": []})["index"])
         sh = nodes.get("shadowRootType", {"index": [], "value": []})
@@ -233,44 +235,64 @@ class StateCapturer:
         tab = self.tab
         return [(tab.main_frame_id, tab.session), *tab.frame_sessions.items()]
 
-    async def _world(self, frame_id: str, session: CDPSession) -> int | None:
-        frame = self.tab.frames.get(frame_id)
-        key = (frame_id, frame.loader_id if frame else "")
-        ctx = self._worlds.get(key)
-        if ctx is None:
-            try:
-                result = await session.send(
-                    "Page.createIsolatedWorld", {"frameId": frame_id, "worldName": "cdp-engine", "grantUniveralAccess": False}
-                )
-            except CDPEngineError:
-                return None
-            ctx = result["executionContextId"]
-            self._worlds[key] = ctx
-        return ctx
+    def _probe_frames(self) -> list[tuple[str, CDPSession]]:
+        """Every frame, same-process iframes included: each document needs its own observer."""
+        return [(fid, frame.session) for fid, frame in self.tab.frames.items() if not frame.session.closed]
 
-    async def _probe_one(self, frame_id: str, session: CDPSession) -> Any:
-        ctx = await self._world(frame_id, session)
-        if ctx is None:
-            return None
+    def _world_key(self, frame_id: str) -> tuple[str, str]:
+        frame = self.tab.frames.get(frame_id)
+        return (frame_id, frame.loader_id if frame else "")
+
+    async def _create_world(self, frame_id: str, session: CDPSession) -> None:
+        key = self._world_key(frame_id)
         try:
             result = await session.send(
+                "Page.createIsolatedWorld", {"frameId": frame_id, "worldName": "cdp-engine", "grantUniveralAccess": False}
+            )
+            ctx = result["executionContextId"]
+            await session.send("Runtime.evaluate", {"expression": PROBE_SCRIPT, "contextId": ctx, "returnByValue": True})
+        except CDPEngineError:
+            return
+        self._worlds[key] = ctx
+
+    def _send_probes(self) -> tuple[int, list[tuple[str, str, asyncio.Future[dict[str, Any]] | None]]]:
+        """Send the change probe to every frame now (before anything else), without awaiting."""
+        probes: list[tuple[str, str, asyncio.Future[dict[str, Any]] | None]] = []
+        for fid, session in self._probe_frames():
+            key = self._world_key(fid)
+            ctx = self._worlds.get(key)
+            if ctx is None:
+                probes.append((fid, key[1], None))
+                asyncio.ensure_future(self._create_world(fid, session))
+                continue
+            future = session.send(
                 "Runtime.evaluate", {"expression": PROBE_SCRIPT, "contextId": ctx, "returnByValue": True}, timeout=5.0
             )
-        except CDPEngineError:
-            self._worlds.pop((frame_id, self.tab.frames[frame_id].loader_id if frame_id in self.tab.frames else ""), None)
-            return None
-        if "exceptionDetails" in result:
-            return None
-        return result["result"].get("value")
+            probes.append((fid, key[1], future))
+        return self.tab.dom_version, probes
 
-    async def version_key(self) -> tuple[Any, ...]:
-        """What the page's state depends on: navigation/frame events seen, and each frame's change counter."""
-        before = self.tab.dom_version
-        frames = self._frame_sessions()
-        probes = await asyncio.gather(*[self._probe_one(fid, s) for fid, s in frames])
+    async def _read_probes(
+        self, sent: tuple[int, list[tuple[str, str, asyncio.Future[dict[str, Any]] | None]]]
+    ) -> tuple[Any, ...]:
+        before, probes = sent
+        parts: list[tuple[str, str, Any]] = []
+        for fid, loader, future in probes:
+            value = None
+            if future is not None:
+                try:
+                    result = await future
+                    if "exceptionDetails" not in result:
+                        value = result["result"].get("value")
+                except CDPEngineError:
+                    self._worlds.pop((fid, loader), None)
+            parts.append((fid, loader, value))
         if self.tab.dom_version != before:
             return (None,)
-        return (before, *[(fid, self.tab.frames[fid].loader_id if fid in self.tab.frames else "", v) for (fid, _), v in zip(frames, probes, strict=True)])
+        return (before, *parts)
+
+    async def version_key(self) -> tuple[Any, ...]:
+        """What the state depends on: frame/navigation events seen, and each frame's change counter."""
+        return await self._read_probes(self._send_probes())
 
     @staticmethod
     def key_is_stable(key: tuple[Any, ...]) -> bool:
@@ -307,7 +329,10 @@ class StateCapturer:
         tab._check_open()
         frames = self._frame_sessions()
         params = {"computedStyles": SNAPSHOT_STYLES, "includePaintOrder": True, "includeDOMRects": False}
-        version_task = asyncio.ensure_future(self.version_key())
+        missing = [(fid, s) for fid, s in self._probe_frames() if self._world_key(fid) not in self._worlds]
+        if missing:  # a new document: install its probe first (one round trip, once per document)
+            await asyncio.gather(*[self._create_world(fid, s) for fid, s in missing])
+        probes = self._send_probes()  # read before the snapshot: a later change can only cause a miss
         snapshot_futures = [s.send("DOMSnapshot.captureSnapshot", params) for _, s in frames]
         metrics_future = tab.session.send("Page.getLayoutMetrics")
         shot_future = None
@@ -360,7 +385,7 @@ class StateCapturer:
         }
         if shot_future is not None:
             state["screenshot"] = (await shot_future)["data"]
-        key = await version_task
+        key = await self._read_probes(probes)
         t_end = time.perf_counter()
         timings = {
             "snapshot_ms": (t_snapshot - t0) * 1000,
@@ -603,7 +628,7 @@ class _Builder:
             return "", None
         if hidden:
             return "", ""
-        if name not in SEMANTIC_TAGS:
+        if name not in SEMANTIC_TAGS and index is None:
             return ("\n", "\n") if name in BLOCK_TAGS else ("", "")
         marker = f"[{index}]" if index else ""
         parts = [f"<{name}"]
@@ -849,6 +874,8 @@ class _Builder:
             role = result["nodes"][0].get("role") or {}
             value = role.get("value")
             if role.get("type") == "role" and value and value not in ("none", "presentation"):
+                if value == "generic" and el.descriptor["role"]:
+                    continue  # Chromium ignored the explicit role (e.g. option outside a listbox): keep it
                 el.descriptor["role"] = value
             elif el.descriptor["role"] is None:
                 el.descriptor["role"] = None

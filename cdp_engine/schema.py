@@ -94,7 +94,13 @@ _SCALAR_KEYWORDS = frozenset(
     }
 )
 # Types whose check is a plain isinstance (integer and number must exclude bool, so they are not here).
-_BARE_TYPES: dict[str, type] = {"string": str, "boolean": bool, "object": dict, "array": list, "null": type(None)}
+_BARE_TYPES: dict[str, type] = {
+    "string": str,
+    "boolean": bool,
+    "object": dict,
+    "array": list,
+    "null": type(None),
+}
 
 
 def _is_integer(v: Any) -> bool:
@@ -304,7 +310,9 @@ class _Compiler:
             return lambda v: None if pred(v) else fail(v)
         return lambda v: tail(v) if pred(v) else fail(v)
 
-    def _scalar(self, schema: dict[str, Any]) -> tuple[_Pred, str, type | tuple[type, ...] | str | None] | None:
+    def _scalar(
+        self, schema: dict[str, Any]
+    ) -> tuple[_Pred, str, type | tuple[type, ...] | str | None] | None:
         """Fold type, enum, const, pattern and bounds into one predicate and one description."""
         types = schema.get("type")
         types = [types] if isinstance(types, str) else list(types or ())

@@ -15,7 +15,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import (  # noqa: E402
+from common import (
+    VIEWPORT,
     LaunchedChromium,
     Series,
     Watchdog,
@@ -34,7 +35,12 @@ async def main() -> None:
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "false")
     os.environ.setdefault("BROWSER_USE_CLOUD_SYNC", "false")
     os.environ.setdefault("BROWSER_USE_LOGGING_LEVEL", "error")
-    for ev in ("BrowserStateRequestEvent", "NavigateToUrlEvent", "NavigationCompleteEvent", "BrowserStartEvent"):
+    for ev in (
+        "BrowserStateRequestEvent",
+        "NavigateToUrlEvent",
+        "NavigationCompleteEvent",
+        "BrowserStartEvent",
+    ):
         os.environ.setdefault(f"TIMEOUT_{ev}", str(ns.timeout))
     wd = Watchdog(ns.timeout)
     emit("system", name="browser-use", version=package_version("browser-use"))
@@ -48,7 +54,7 @@ async def main() -> None:
             with wd.guard(url, "launch"):
                 t0 = time.perf_counter()
                 chrome = LaunchedChromium(ns.timeout)
-                session = BrowserSession(cdp_url=chrome.http_url)
+                session = BrowserSession(cdp_url=chrome.http_url, viewport=dict(VIEWPORT))
                 await session.start()
                 launch_ms = (time.perf_counter() - t0) * 1000
             with wd.guard(url, "navigate"):

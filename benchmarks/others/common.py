@@ -135,9 +135,7 @@ def error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}{where}"
 
 
-def measure_sync(
-    series: Series, wd: Watchdog, fn: Callable[[], Any], reps: int, warmup: int
-) -> Any:
+def measure_sync(series: Series, wd: Watchdog, fn: Callable[[], Any], reps: int, warmup: int) -> Any:
     """Time a blocking call warm-up + reps times under the watchdog; return the last result."""
     res = None
     for i in range(warmup + reps):
@@ -154,8 +152,14 @@ class LaunchedChromium:
     def __init__(self, timeout: float = 30.0, extra_flags: list[str] | None = None) -> None:
         self.profile = tempfile.mkdtemp(prefix="bench-others-")
         self.proc = subprocess.Popen(
-            [CHROMIUM, *CHROMIUM_FLAGS, *(extra_flags or []), f"--user-data-dir={self.profile}",
-             "--remote-debugging-port=0", "about:blank"],
+            [
+                CHROMIUM,
+                *CHROMIUM_FLAGS,
+                *(extra_flags or []),
+                f"--user-data-dir={self.profile}",
+                "--remote-debugging-port=0",
+                "about:blank",
+            ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

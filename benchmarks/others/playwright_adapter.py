@@ -14,7 +14,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import (  # noqa: E402
+from common import (
     CHROMIUM,
     CHROMIUM_FLAGS,
     VIEWPORT,

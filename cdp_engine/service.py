@@ -1,0 +1,261 @@
+"""The protocol over HTTP, so agents in other processes or languages can drive one tab.
+
+    GET  /health                      -> 200 {"status": "ok", "browser": "<product>"}   (no auth)
+    GET  /state?screenshot=0|1|jpeg   -> 200 state JSON
+    POST /action[?screenshot=...]     -> 200 next state JSON (a protocol `error` is part of the state);
+                                         400 previous state + error ACTION_VALIDATION_FAILED when the
+                                         body is not JSON or not a valid action
+
+Every route but /health needs `Authorization: Bearer <token>`: the service drives a real browser,
+and the token is what stops any other local process or web page (DNS rebinding) from using it.
+Timings travel beside the state, in the `X-CDP-Engine-Timings` header, so the body stays exactly
+the protocol's state object. One tab in its own browser context per service; requests are
+serialized because the protocol is one turn at a time (state, action, state).
+
+Run it with `python -m cdp_engine.service [--port 8765] [--start-url URL]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import hmac
+import logging
+import os
+import secrets
+import signal
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+
+import orjson
+from aiohttp import web
+
+from .browser import Browser, BrowserContext, Tab, launch
+
+__all__ = ["LOOPBACK_HOSTS", "TIMINGS_HEADER", "create_app", "serve"]
+
+log = logging.getLogger("cdp_engine.service")
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+TIMINGS_HEADER = "X-CDP-Engine-Timings"
+VALIDATION_FAILED = "ACTION_VALIDATION_FAILED"
+MAX_BODY = 1 << 20  # an action is a few hundred bytes; a megabyte is generous and bounds memory
+
+Screenshot = bool | Literal["png", "jpeg"]
+_SCREENSHOT_VALUES: dict[str, Screenshot] = {
+    "0": False,
+    "false": False,
+    "no": False,
+    "1": True,
+    "true": True,
+    "yes": True,
+    "png": "png",
+    "jpeg": "jpeg",
+    "jpg": "jpeg",
+}
+
+
+def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    return web.Response(
+        body=orjson.dumps(data), status=status, content_type="application/json", headers=headers
+    )
+
+
+class _Service:
+    """The one tab this service drives, created on startup and recreated if it closes or crashes."""
+
+    def __init__(self, browser: Browser, token: str, start_url: str | None) -> None:
+        self.browser = browser
+        self.token = token.encode()
+        self.start_url = start_url
+        self.context: BrowserContext | None = None
+        self.tab_: Tab | None = None
+        self.lock = asyncio.Lock()  # one protocol turn at a time, and timings that belong to the request
+
+    async def start(self, _app: web.Application) -> None:
+        self.context = await self.browser.new_context()
+        self.tab_ = await self.context.new_tab(self.start_url)
+
+    async def stop(self, _app: web.Application) -> None:
+        if self.context is not None:
+            await self.context.close()
+
+    async def tab(self) -> Tab:
+        """The live tab; a fresh one (about:blank) when the page closed itself or crashed."""
+        tab = self.tab_
+        if tab is None or self.context is None:
+            raise web.HTTPServiceUnavailable(reason="service not started")
+        if tab.closed or tab.crashed:
+            log.warning(
+                "tab %s is gone (closed=%s crashed=%s); opening a new one",
+                tab.target_id,
+                tab.closed,
+                tab.crashed,
+            )
+            with contextlib.suppress(Exception):
+                await tab.close(timeout=2.0)
+            tab = self.tab_ = await self.context.new_tab()
+        return tab
+
+    def authorized(self, request: web.Request) -> bool:
+        scheme, _, credentials = request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() != "bearer":
+            return False
+        return hmac.compare_digest(credentials.strip().encode(), self.token)
+
+
+SERVICE = web.AppKey("cdp_engine_service", _Service)
+
+
+def _screenshot_param(request: web.Request) -> Screenshot:
+    raw = request.query.get("screenshot", "1").strip().lower()
+    try:
+        return _SCREENSHOT_VALUES[raw]
+    except KeyError:
+        raise web.HTTPBadRequest(reason=f"screenshot must be 0, 1 or jpeg, got {raw!r}") from None
+
+
+def _timings_header(tab: Tab) -> dict[str, str]:
+    return {TIMINGS_HEADER: orjson.dumps(tab.last_timings).decode()}
+
+
+@web.middleware
+async def _middleware(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """Auth first (so unknown paths leak nothing), then JSON bodies for every HTTP error and crash."""
+    if request.path != "/health" and not request.app[SERVICE].authorized(request):
+        return _json({"error": "missing or invalid bearer token"}, 401, {"WWW-Authenticate": "Bearer"})
+    try:
+        return await handler(request)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        headers = {k: v for k, v in exc.headers.items() if k.lower() in ("allow", "www-authenticate")}
+        return _json({"error": exc.reason}, exc.status, headers)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        log.exception("request %s %s failed", request.method, request.path)
+        return _json({"error": f"{type(exc).__name__}: {exc}"}, 500)
+
+
+async def _health(request: web.Request) -> web.Response:
+    version = request.app[SERVICE].browser.version
+    return _json({"status": "ok", "browser": version.get("product", "")})
+
+
+async def _state(request: web.Request) -> web.Response:
+    service = request.app[SERVICE]
+    screenshot = _screenshot_param(request)
+    async with service.lock:
+        tab = await service.tab()
+        tab.last_timings = {}
+        state = await tab.state(screenshot=screenshot)
+        return _json(state, headers=_timings_header(tab))
+
+
+async def _action(request: web.Request) -> web.Response:
+    service = request.app[SERVICE]
+    screenshot = _screenshot_param(request)
+    body = await request.read()  # raw bytes: the engine decodes and validates, and reports failures itself
+    async with service.lock:
+        tab = await service.tab()
+        tab.last_timings = {}  # a failed action captures nothing: an empty header rather than stale phases
+        t0 = time.perf_counter()
+        state = await tab.act(body, screenshot=screenshot)
+        headers = _timings_header(tab)
+    error = state.get("error")
+    # The protocol reports action failures in the state (200); a request that is not a valid action is
+    # the client's fault, so it is also a 400 while keeping the protocol's state + error body.
+    status = 400 if isinstance(error, dict) and error.get("code") == VALIDATION_FAILED else 200
+    log.debug("action %s in %.1f ms", status, (time.perf_counter() - t0) * 1000)
+    return _json(state, status, headers)
+
+
+def create_app(browser: Browser, *, token: str, start_url: str | None = None) -> web.Application:
+    """The HTTP app over one new tab (in its own context) of `browser`; the tab opens on app startup."""
+    if not token:
+        raise ValueError("token must be a non-empty string")
+    app = web.Application(middlewares=[_middleware], client_max_size=MAX_BODY)
+    service = _Service(browser, token, start_url)
+    app[SERVICE] = service
+    app.on_startup.append(service.start)
+    app.on_cleanup.append(service.stop)
+    app.router.add_get("/health", _health)
+    app.router.add_get("/state", _state)
+    app.router.add_post("/action", _action)
+    return app
+
+
+def _check_host(host: str, allow_remote: bool) -> None:
+    if host.strip("[]").lower() not in LOOPBACK_HOSTS and not allow_remote:
+        raise ValueError(
+            f"refusing to listen on {host!r}: the service drives a real browser; "
+            "bind 127.0.0.1/localhost/::1 or pass allow_remote=True explicitly"
+        )
+
+
+async def serve(
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    token: str | None = None,
+    start_url: str | None = None,
+    headless: bool = True,
+    *,
+    allow_remote: bool = False,
+) -> None:
+    """Launch a browser and serve the protocol until cancelled; prints a generated token once to stderr."""
+    _check_host(host, allow_remote)
+    if token is None:
+        token = secrets.token_urlsafe(24)
+        print(f"cdp-engine service token: {token}", file=sys.stderr, flush=True)
+    async with launch(headless=headless) as browser:
+        runner = web.AppRunner(create_app(browser, token=token, start_url=start_url), access_log=None)
+        await runner.setup()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        # SIGTERM (service managers, `kill`) shuts down cleanly, closing Chromium, like Ctrl-C does.
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signal.SIGTERM, stop.set)
+        try:
+            await web.TCPSite(runner, host, port).start()
+            print(f"cdp-engine service on http://{host}:{port}", file=sys.stderr, flush=True)
+            await stop.wait()
+        finally:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(signal.SIGTERM)
+            await runner.cleanup()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m cdp_engine.service", description=__doc__.split("\n")[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument(
+        "--token",
+        default=os.environ.get("CDP_ENGINE_TOKEN"),
+        help="bearer token (default: $CDP_ENGINE_TOKEN, else generated and printed to stderr)",
+    )
+    parser.add_argument("--start-url", default=None)
+    parser.add_argument("--headful", action="store_true")
+    parser.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
+    args = parser.parse_args(argv)
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(
+            serve(
+                args.host,
+                args.port,
+                args.token,
+                args.start_url,
+                not args.headful,
+                allow_remote=args.allow_remote,
+            )
+        )
+
+
+if __name__ == "__main__":
+    main()
