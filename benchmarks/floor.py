@@ -416,12 +416,28 @@ class Timed:
         }
 
 
+def reps_for(first_ms: float | None, reps: int, budget_s: float | None, min_reps: int = 3) -> int:
+    """Timed runs that fit a time budget given the warm-up time; `reps` when there is no budget."""
+    if not budget_s or not first_ms:
+        return reps
+    return max(min(reps, int(budget_s * 1000 // first_ms)), min(min_reps, reps))
+
+
 async def time_call(
-    metric: str, call: Callable[[], Awaitable[Any]], reps: int, warmup: int = 1, timeout: float = 60.0
+    metric: str,
+    call: Callable[[], Awaitable[Any]],
+    reps: int,
+    warmup: int = 1,
+    timeout: float = 60.0,
+    budget_s: float | None = None,
 ) -> Timed:
-    """Run `call` warm-up + reps times, each under `timeout`; a timeout or error ends the metric."""
+    """Run `call` warm-up + reps times, each under `timeout`; a timeout or error ends the metric.
+
+    With `budget_s`, a metric whose warm-up shows it cannot do `reps` runs in that time gets fewer (at least 3).
+    """
     out = Timed(metric)
-    for i in range(warmup + reps):
+    i, total = 0, warmup + reps
+    while i < total:
         t0 = time.perf_counter()
         try:
             res = await asyncio.wait_for(call(), timeout)
@@ -436,8 +452,14 @@ async def time_call(
             out.extra["response_bytes"] = res
         if i < warmup:
             out.first_ms = ms if out.first_ms is None else out.first_ms
+            if i == warmup - 1:
+                n = reps_for(out.first_ms, reps, budget_s)
+                if n < reps:
+                    out.extra["reps_reduced_from"] = reps
+                total = warmup + n
         else:
             out.samples_ms.append(ms)
+        i += 1
     return out
 
 
@@ -459,6 +481,7 @@ async def measure_page(
     warmup: int = 1,
     timeout: float = 60.0,
     metrics: tuple[str, ...] = DEFAULT_METRICS,
+    budget_s: float | None = None,
 ) -> tuple[dict[str, Any], list[Timed]]:
     """Open a fresh tab on `url` and time each floor metric in blocks; return (page facts, measurements).
 
@@ -492,7 +515,7 @@ async def measure_page(
 
             calls[name] = snap_call
         for metric in metrics:
-            t = await time_call(metric, calls[metric], reps, warmup, timeout)
+            t = await time_call(metric, calls[metric], reps, warmup, timeout, budget_s)
             if metric == "partialAX.viewport":
                 t.extra["backend_ids"] = len(viewport_ids)
             if metric in SNAPSHOT_VARIANTS:
@@ -547,6 +570,7 @@ async def measure_pages(
     warmup: int = 1,
     timeout: float = 60.0,
     metrics: tuple[str, ...] = DEFAULT_METRICS,
+    budget_s: float | None = None,
 ) -> list[dict[str, Any]]:
     """One fresh Chromium per page (like the other systems): its facts and measurements, or its error."""
     out: list[dict[str, Any]] = []
@@ -556,7 +580,7 @@ async def measure_pages(
         try:
             browser = await launch(transport, timeout)
             rec["browser"] = await browser_version(browser)
-            facts, timed = await measure_page(browser, url, reps, warmup, timeout, metrics)
+            facts, timed = await measure_page(browser, url, reps, warmup, timeout, metrics, budget_s)
             rec["facts"] = facts
             rec["measurements"] = [t.as_dict() for t in timed]
         except Exception as exc:

@@ -141,6 +141,20 @@ def markdown(results: dict[str, Any]) -> str:
         f"{meta.get('chromium', {}).get('product', meta.get('chromium', {}).get('version'))}. "
         "Medians in ms, (min–max) over the timed runs after one warm-up."
     )
+    load = meta.get("load_avg_1min") or {}
+    if load.get("max") and machine.get("cores") and load["max"] > machine["cores"]:
+        lines += [
+            "",
+            f"⚠ The machine was busy with other work: 1-minute load average up to {load['max']} on "
+            f"{machine['cores']} cores (mean {load.get('mean')}). Treat the numbers as ratios within this run.",
+        ]
+    reduced = [r for r in results["summary"] if r["extra"].get("reps_reduced_from")]
+    if reduced:
+        lines += [
+            "",
+            "Fewer timed runs (time budget): "
+            + ", ".join(f"{r['system']} {r['metric']} on {r['page']} ({r['n']})" for r in reduced),
+        ]
     lines.append("")
     present = [s for s in SERIES if any((s[0], s[1], p) in look for p in page_ids)]
     head = "| page (DOM nodes) | " + " | ".join(s[2] for s in present) + " |"

@@ -93,7 +93,13 @@ def _pick(state: dict[str, Any], *words: str) -> int | None:
 
 
 async def engine_measurements(
-    urls: list[str], transport: str, reps: int, warmup: int, timeout: float, markers: dict[str, list[str]]
+    urls: list[str],
+    transport: str,
+    reps: int,
+    warmup: int,
+    timeout: float,
+    markers: dict[str, list[str]],
+    budget_s: float | None = None,
 ) -> None:
     """Measure cdp-engine on each URL: state without/with screenshot, unchanged-page state, element count,
     page_content size, click and input_text round trips, navigation, Python CPU vs wall, peak memory."""
@@ -104,7 +110,6 @@ async def engine_measurements(
     async with cdp_engine.launch(transport=transport) as browser:
         tab = await browser.new_tab()
         for url in urls:
-            runs = warmup + reps
             nav, state_s, cpu_s, unchanged_s, shot_s = (
                 Series(url, m)
                 for m in ("navigate", "state", "state.cpu", "state.unchanged", "state+screenshot")
@@ -112,8 +117,8 @@ async def engine_measurements(
             phases: dict[str, list[float]] = {}
             state: dict[str, Any] = {}
             try:
-                for i in range(runs):
-                    warm = i < warmup
+                # Series.runs() cuts the timed runs when the warm-up shows they would not fit budget_s.
+                for warm in state_s.runs(warmup, reps, budget_s):
                     # A fresh load before each state, so the engine cannot answer from "unchanged".
                     with wd.guard(url, "navigate"):
                         t0 = time.perf_counter()
@@ -160,14 +165,14 @@ async def engine_measurements(
             ):
                 series = Series(url, metric)
                 try:
-                    for i in range(runs):
+                    for warm in series.runs(warmup, reps, budget_s):
                         idx = _pick(state, *words)
                         if idx is None:
                             raise LookupError(f"no element for {metric} in element_index")
                         with wd.guard(url, metric):
                             t0 = time.perf_counter()
                             state = await tab.act({**action, "element_index": idx})
-                            series.add((time.perf_counter() - t0) * 1000, i < warmup)
+                            series.add((time.perf_counter() - t0) * 1000, warm)
                     series.done()
                 except Exception as exc:
                     emit("error", url=url, metric=metric, error=error_text(exc))
@@ -175,7 +180,9 @@ async def engine_measurements(
     emit("done")
 
 
-async def engine_cold_start(url: str, transport: str, reps: int, warmup: int, timeout: float) -> None:
+async def engine_cold_start(
+    url: str, transport: str, reps: int, warmup: int, timeout: float, budget_s: float | None = None
+) -> None:
     """Cold launch to first state: launch, new tab, goto, state — each run in a new browser."""
     import cdp_engine
 
@@ -183,8 +190,7 @@ async def engine_cold_start(url: str, transport: str, reps: int, warmup: int, ti
     emit("system", name=f"engine-{transport}", version=getattr(cdp_engine, "__version__", None))
     parts = {m: Series(url, f"cold.{m}") for m in ("first_state", "launch", "new_tab", "goto", "state")}
     try:
-        for i in range(warmup + reps):
-            warm = i < warmup
+        for warm in parts["first_state"].runs(warmup, reps, budget_s):
             with wd.guard(url, "cold.first_state"):
                 t0 = time.perf_counter()
                 async with cdp_engine.launch(transport=transport) as browser:
@@ -221,14 +227,17 @@ def engine_worker(argv: list[str]) -> None:
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--markers", default="{}")
+    ap.add_argument("--budget", type=float, default=0)
     ns = ap.parse_args(argv)
     try:
         if ns.cold:
-            asyncio.run(engine_cold_start(ns.urls[0], ns.transport, ns.reps, ns.warmup, ns.timeout))
+            asyncio.run(
+                engine_cold_start(ns.urls[0], ns.transport, ns.reps, ns.warmup, ns.timeout, ns.budget)
+            )
         else:
             asyncio.run(
                 engine_measurements(
-                    ns.urls, ns.transport, ns.reps, ns.warmup, ns.timeout, json.loads(ns.markers)
+                    ns.urls, ns.transport, ns.reps, ns.warmup, ns.timeout, json.loads(ns.markers), ns.budget
                 )
             )
     except Exception as exc:  # import failure, launch failure: the runner reports it and goes on
@@ -246,6 +255,7 @@ class Progress:
     def __init__(self, total: int) -> None:
         self.total, self.done, self.t0 = total, 0, time.monotonic()
         self.tty = sys.stderr.isatty()
+        self.loads: list[float] = []  # 1-minute load average after each job: a loaded machine skews numbers
 
     def elapsed(self) -> str:
         s = int(time.monotonic() - self.t0)
@@ -260,6 +270,7 @@ class Progress:
 
     def finish(self, page: str, system: str, secs: float, note: str) -> None:
         self.done += 1
+        self.loads.append(round(os.getloadavg()[0], 2))
         prefix = "\r\x1b[K" if self.tty else ""
         sys.stderr.write(
             f"{prefix}[{self.done:>3}/{self.total} {self.elapsed()}] {page:<18} {system:<16} {secs:6.1f}s  {note}\n"
@@ -434,14 +445,15 @@ async def run_floor(
     """The floor on one page, in this process (it is a few hundred lines of our own code)."""
     transport = FLOOR_SYSTEMS[system]
     info = col.system(system)
-    budget = ns.timeout * (len(floor.DEFAULT_METRICS) * (ns.reps + 1) + 4)
+    reps = page_reps(ns, page)
+    budget = ns.timeout * (len(floor.DEFAULT_METRICS) * (reps + 1) + 4)
     try:
         if page == "launch":
-            timed = await asyncio.wait_for(floor.measure_launch(transport, ns.reps, 1, ns.timeout), budget)
+            timed = await asyncio.wait_for(floor.measure_launch(transport, reps, 1, ns.timeout), budget)
             recs = [{"facts": {}, "measurements": [t.as_dict() for t in timed]}]
         else:
             recs = await asyncio.wait_for(
-                floor.measure_pages(transport, [url], ns.reps, 1, ns.timeout), budget
+                floor.measure_pages(transport, [url], reps, 1, ns.timeout, budget_s=ns.budget or None), budget
             )
     except TimeoutError:
         col.fail(system, page, f"floor exceeded {budget:.0f} s")
@@ -471,12 +483,19 @@ async def run_floor(
     return " · ".join(notes) or "done", timed_out
 
 
+def page_reps(ns: argparse.Namespace, page: str) -> int:
+    """Timed runs for a page: launches are slow and page-independent, so quick mode does fewer."""
+    return ns.launch_reps if page == "launch" else ns.reps
+
+
 def worker_cmd(system: str, page: str, url: str, markers: list[str], ns: argparse.Namespace) -> list[str]:
     """The command line that measures `system` on one page."""
     common = [
         url,
         "--reps",
-        str(ns.reps),
+        str(page_reps(ns, page)),
+        "--budget",
+        str(ns.budget or 0),
         "--timeout",
         str(ns.timeout),
         "--markers",
@@ -587,6 +606,8 @@ async def main_async(ns: argparse.Namespace) -> int:
         "stamp": stamp,
         "mode": ns.mode,
         "reps": ns.reps,
+        "launch_reps": ns.launch_reps,
+        "budget_s": ns.budget or None,
         "warmup": 1,
         "timeout_s": ns.timeout,
         "machine": machine_info(),
@@ -603,6 +624,7 @@ async def main_async(ns: argparse.Namespace) -> int:
     prog.say(
         f"benchmark {ns.mode}: pages {', '.join(page_ids)}; systems {', '.join(systems)}; "
         f"{ns.reps} runs after 1 warm-up; {ns.timeout:g} s per measurement"
+        + (f"; metrics slower than {ns.budget:g} s per run get fewer runs (min 3)" if ns.budget else "")
     )
     if not others_ok:
         prog.say(
@@ -634,7 +656,7 @@ async def main_async(ns: argparse.Namespace) -> int:
             if system in FLOOR_SYSTEMS:
                 note, _ = await run_floor(col, system, "launch", launch_url, ns)
             else:
-                deadline = ns.timeout * (ns.reps + 2) + 60
+                deadline = ns.timeout * (ns.launch_reps + 2) + 60
                 ev, tail, code, killed = await run_worker(
                     worker_cmd(system, "launch", launch_url, [], ns), deadline, env
                 )
@@ -675,6 +697,11 @@ async def main_async(ns: argparse.Namespace) -> int:
     browser_info = col.pages.pop("_browser", {})
     meta["chromium"] = {"version": meta["versions"].get("chromium_binary"), **browser_info}
     meta["duration_s"] = round(time.time() - started, 1)
+    meta["load_avg_1min"] = {
+        "start": meta["machine"]["load_avg_at_start"][0],
+        "max": max(prog.loads, default=None),
+        "mean": round(sum(prog.loads) / len(prog.loads), 2) if prog.loads else None,
+    }
     for info in col.systems.values():
         if not info["errors"]:
             info.pop("errors")
@@ -717,11 +744,21 @@ def main() -> int:
     ap.add_argument("--systems", nargs="+", choices=ALL_SYSTEMS, help="systems to run (default: all)")
     ap.add_argument("--reps", type=int, default=5, help="timed runs after one warm-up (default 5)")
     ap.add_argument("--timeout", type=float, help="seconds for one measurement (default 60 quick, 300 full)")
+    ap.add_argument("--launch-reps", type=int, help="timed launches (default 3 quick, --reps full)")
+    ap.add_argument(
+        "--budget",
+        type=float,
+        help="seconds per metric and page: a metric whose warm-up shows its runs would not fit gets fewer "
+        "(at least 3, marked in the results); default 10 quick, none full",
+    )
     ap.add_argument("--out", default=str(HERE / "results"), help="results folder")
     ap.add_argument("--no-chart", action="store_true")
     ns = ap.parse_args()
     ns.mode = ns.mode or "quick"
     ns.timeout = ns.timeout or (60.0 if ns.mode == "quick" else 300.0)
+    quick = ns.mode == "quick"
+    ns.launch_reps = ns.launch_reps or (min(3, ns.reps) if quick else ns.reps)
+    ns.budget = (10.0 if quick else 0.0) if ns.budget is None else ns.budget
     if ns.reps < 1:
         ap.error("--reps must be at least 1")
     return asyncio.run(main_async(ns))

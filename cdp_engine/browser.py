@@ -407,6 +407,7 @@ class Tab:
         self._fail_conditions(reason)
         if not self.ready.done():
             self.ready.set_exception(reason)
+            self.ready.exception()  # retrieved: nobody may be waiting for this tab any more
         self._emit("closed", reason)
 
     # ----- navigation -------------------------------------------------------------------------

@@ -65,12 +65,15 @@ SNAPSHOT_STYLES = ["visibility", "opacity", "pointer-events"]
 # Runs in an isolated world of each frame: counts every change a state could depend on.
 PROBE_SCRIPT = """(() => {
   const s = globalThis.__cdpEngineProbe;
-  if (s) return s.v;
+  if (s) return s.v + ':' + scrollX + ',' + scrollY;  // scroll events fire a frame late: read the offsets
   const p = {v: 1};
   const bump = () => { p.v++; };
+  // The window's own scroll is read as offsets above; only scrolls of other elements count as events.
+  const scrolled = (e) => { if (e.target !== document && e.target !== window) p.v++; };
+  addEventListener('scroll', scrolled, {capture: true, passive: true});
   new MutationObserver(bump).observe(document, {subtree: true, childList: true, attributes: true,
     characterData: true});
-  for (const t of ['scroll', 'input', 'change', 'resize', 'load', 'transitionend', 'animationend', 'toggle',
+  for (const t of ['input', 'change', 'resize', 'load', 'transitionend', 'animationend', 'toggle',
                    'focusin', 'focusout', 'pageshow', 'hashchange', 'popstate', 'fullscreenchange'])
     addEventListener(t, bump, {capture: true, passive: true});
   globalThis.__cdpEngineProbe = p;
@@ -262,8 +265,7 @@ class StateCapturer:
             key = self._world_key(fid)
             ctx = self._worlds.get(key)
             if ctx is None:
-                probes.append((fid, key[1], None))
-                asyncio.ensure_future(self._create_world(fid, session))
+                probes.append((fid, key[1], None))  # unknown: this key never matches, so no stale cache
                 continue
             future = session.send(
                 "Runtime.evaluate", {"expression": PROBE_SCRIPT, "contextId": ctx, "returnByValue": True}, timeout=5.0

@@ -7,7 +7,6 @@ state, and acts until it can call finish_task.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 import time
 from typing import Any

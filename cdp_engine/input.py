@@ -73,6 +73,7 @@ async def hit_target(tab: Tab, session: CDPSession, backend_node_id: int, x: flo
     """True when the point hits the element or something inside it (or a label that targets it)."""
     ox, oy = await frame_offset(tab, session) if session is not tab.session else (0.0, 0.0)
     try:
+        # ignorePointerEventsNone=True would hit-test pointer-events:none overlays too: a real click passes them.
         hit = await session.send(
             "DOM.getNodeForLocation",
             {"x": round(x - ox), "y": round(y - oy), "includeUserAgentShadowDOM": False, "ignorePointerEventsNone": False},

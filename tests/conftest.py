@@ -91,7 +91,7 @@ def wait() -> Callable[..., Awaitable[None]]:
 
     async def _wait(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
         async with asyncio.timeout(timeout):
-            while not predicate():
+            while not predicate():  # noqa: ASYNC110 - tests poll state the engine exposes
                 await asyncio.sleep(0.01)
 
     return _wait

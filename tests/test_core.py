@@ -216,7 +216,11 @@ def external_chromium() -> Any:
         "about:blank",
     ]
     proc = subprocess.Popen(
-        args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        args,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     try:
         port_file = profile / "DevToolsActivePort"
@@ -709,7 +713,9 @@ async def test_contexts_do_not_share_cookies(browser: cdp_engine.Browser, site: 
 
     async def cookie_page(request: web.Request) -> web.Response:
         seen[request.query["who"]] = request.headers.get("Cookie")
-        return web.Response(text="<p>cookies</p>", content_type="text/html", headers={"Cache-Control": "no-store"})
+        return web.Response(
+            text="<p>cookies</p>", content_type="text/html", headers={"Cache-Control": "no-store"}
+        )
 
     url = site.add_handler(unique("cookies"), cookie_page)
     first = await browser.new_context()
@@ -782,7 +788,9 @@ async def _check_init_script_everywhere(
             assert await tab.evaluate(f"window.{mark}") == 1
             assert await tab.evaluate(f"document.getElementById('same').contentWindow.{mark}") == 1
             [session] = tab.frame_sessions.values()
-            await tab.wait_for_condition(lambda: any(f.url.endswith(other_path) for f in tab.frames.values()), 10)
+            await tab.wait_for_condition(
+                lambda: any(f.url.endswith(other_path) for f in tab.frames.values()), 10
+            )
             value = await tab.evaluate(
                 f"document.readyState === 'loading' ? new Promise(r => addEventListener('DOMContentLoaded', "
                 f"() => r(window.{mark}))) : window.{mark}",
@@ -813,7 +821,9 @@ async def test_screenshots_png_and_jpeg(tab: cdp_engine.Tab, site: Any) -> None:
     assert jpeg[-2:] == b"\xff\xd9"
     assert base64.b64decode(await tab.screenshot_base64(format="png"))[:8] == b"\x89PNG\r\n\x1a\n"
     assert png_size(await tab.screenshot(scale=0.5)) == (640, 360)
-    assert jpeg_size(await tab.screenshot(format="jpeg", clip={"x": 10, "y": 20, "width": 300, "height": 200})) == (
+    assert jpeg_size(
+        await tab.screenshot(format="jpeg", clip={"x": 10, "y": 20, "width": 300, "height": 200})
+    ) == (
         300,
         200,
     )
@@ -829,7 +839,10 @@ def test_cli_help() -> None:
     if importlib.util.find_spec("cdp_engine.cli") is None:
         pytest.skip("cdp_engine/cli.py does not exist yet")
     root = Path(cdp_engine.__file__).resolve().parents[1]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
+    }
     script = shutil.which("cdp-engine")
     command = (
         [script, "--help"]

@@ -63,13 +63,13 @@ async def main() -> None:
                 emit("page", url=url, load_ms=(time.perf_counter() - t0) * 1000, launch_ms=launch_ms)
             series = Series(url, "dom_state")
             text, elements, errors = "", 0, None
-            for i in range(ns.warmup + ns.reps):
+            for warm in series.runs(ns.warmup, ns.reps, ns.budget):
                 with wd.guard(url, "dom_state"):
                     t0 = time.perf_counter()
                     state = await session.get_browser_state_summary(include_screenshot=False)
                     assert state.dom_state is not None
                     text = state.dom_state.llm_representation()
-                    series.add((time.perf_counter() - t0) * 1000, i < ns.warmup)
+                    series.add((time.perf_counter() - t0) * 1000, warm)
                 elements = len(state.dom_state.selector_map)
                 errors = getattr(state, "state_error", None) or errors
             series.extra.update(describe_output(text, markers), elements=elements)

@@ -82,7 +82,7 @@ def main() -> None:
 
                 series = Series(url, "observation")
                 try:
-                    dom, axtree, _, extra = measure_sync(series, wd, observe, ns.reps, ns.warmup)
+                    dom, axtree, _, extra = measure_sync(series, wd, observe, ns.reps, ns.warmup, ns.budget)
                     series.extra.update(
                         ax_nodes=len(axtree.get("nodes", [])),
                         dom_documents=len(dom.get("documents", [])),

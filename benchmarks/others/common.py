@@ -58,6 +58,9 @@ def parse_args(description: str) -> argparse.Namespace:
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds allowed for one measurement")
     ap.add_argument("--markers", default="{}", help="JSON object: url -> strings a complete state contains")
+    ap.add_argument(
+        "--budget", type=float, default=0, help="seconds per metric; slow metrics get fewer runs (min 3)"
+    )
     ns = ap.parse_args()
     ns.markers = json.loads(ns.markers)
     return ns
@@ -107,6 +110,19 @@ class Series:
         else:
             self.samples_ms.append(ms)
 
+    def runs(self, warmup: int, reps: int, budget_s: float | None = None) -> Iterator[bool]:
+        """Yield `warm` for each run; after the warm-up, cut the timed runs to fit `budget_s` (never below 3).
+
+        The caller must add() each run before asking for the next, so the warm-up time is known.
+        """
+        for _ in range(warmup):
+            yield True
+        n = reps_for(self.first_ms, reps, budget_s)
+        if n < reps:
+            self.extra["reps_reduced_from"] = reps
+        for _ in range(n):
+            yield False
+
     def done(self) -> None:
         """Emit the measurement."""
         emit(
@@ -135,14 +151,23 @@ def error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}{where}"
 
 
-def measure_sync(series: Series, wd: Watchdog, fn: Callable[[], Any], reps: int, warmup: int) -> Any:
+def reps_for(first_ms: float | None, reps: int, budget_s: float | None, min_reps: int = 3) -> int:
+    """Timed runs that fit a time budget given the warm-up time; `reps` when there is no budget."""
+    if not budget_s or not first_ms:
+        return reps
+    return max(min(reps, int(budget_s * 1000 // first_ms)), min(min_reps, reps))
+
+
+def measure_sync(
+    series: Series, wd: Watchdog, fn: Callable[[], Any], reps: int, warmup: int, budget_s: float | None = None
+) -> Any:
     """Time a blocking call warm-up + reps times under the watchdog; return the last result."""
     res = None
-    for i in range(warmup + reps):
+    for warm in series.runs(warmup, reps, budget_s):
         with wd.guard(series.url, series.metric):
             t0 = time.perf_counter()
             res = fn()
-            series.add((time.perf_counter() - t0) * 1000, i < warmup)
+            series.add((time.perf_counter() - t0) * 1000, warm)
     return res
 
 

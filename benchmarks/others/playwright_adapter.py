@@ -73,11 +73,11 @@ async def main() -> None:
                     series = Series(url, metric)
                     try:
                         text, api = "", ""
-                        for i in range(ns.warmup + ns.reps):
+                        for warm in series.runs(ns.warmup, ns.reps, ns.budget):
                             with wd.guard(url, metric):
                                 t0 = time.perf_counter()
                                 text, api = await fn()
-                                series.add((time.perf_counter() - t0) * 1000, i < ns.warmup)
+                                series.add((time.perf_counter() - t0) * 1000, warm)
                         series.extra.update(describe_output(text, markers), api=api)
                         series.done()
                     except Exception as exc:
