@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import importlib.util
 import os
 import shutil
@@ -209,6 +210,7 @@ def external_chromium() -> Any:
         "--headless=new",
         "--no-sandbox",
         "--disable-gpu",
+        "--disable-breakpad",
         "--no-first-run",
         "--no-default-browser-check",
         "--remote-debugging-port=0",
@@ -236,26 +238,15 @@ def external_chromium() -> Any:
             time.sleep(0.05)
         yield proc, int(lines[0]), lines[1].strip()
     finally:
-        with _suppress(ProcessLookupError):
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
         try:
             proc.wait(5)
         except subprocess.TimeoutExpired:
-            with _suppress(ProcessLookupError):
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(5)
         shutil.rmtree(profile, ignore_errors=True)
-
-
-class _suppress:
-    def __init__(self, *errors: type[BaseException]) -> None:
-        self.errors = errors
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
-        return kind is not None and issubclass(kind, self.errors)
 
 
 async def test_connect_to_separately_started_browser(site: Any, external_chromium: Any) -> None:
