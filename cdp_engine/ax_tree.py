@@ -1,0 +1,215 @@
+"""The accessibility tree of a whole tab, across frames, with viewport boxes: the base of read_page,
+find and the MCP snapshot.
+
+Per frame, `Accessibility.getFullAXTree` (every frame's call is in flight together); child
+frames are stitched under their iframe node (`DOM.getFrameOwner`), and one layout snapshot per
+frame session gives each node's box in top-level viewport pixels, so surfaces can filter to
+what is visible.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .capture import _Builder, _Doc
+from .connection import CDPSession
+from .errors import CDPEngineError
+from .refs import ax_name, ax_role
+
+if TYPE_CHECKING:
+    from .browser import Tab
+
+# Roles that only wrap content: skipped in outlines (their children are kept).
+STRUCTURAL_ROLES = frozenset({"generic", "none", "presentation", "InlineTextBox", "LineBreak", "StaticText", ""})
+INTERACTIVE_AX_ROLES = frozenset(
+    {
+        "button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "checkbox", "radio", "switch",
+        "textbox", "searchbox", "combobox", "listbox", "option", "slider", "spinbutton", "tab", "treeitem",
+        "ListBoxOption", "MenuListOption", "MenuListPopup", "PopUpButton", "scrollbar", "gridcell",
+    }
+)  # fmt: skip
+
+
+@dataclass
+class AXNode:
+    """One accessibility node, joined with its DOM node's box."""
+
+    role: str
+    name: str
+    properties: dict[str, Any]
+    value: str | None
+    backend_node_id: int | None
+    session: CDPSession
+    frame_id: str
+    box: tuple[float, float, float, float] | None = None  # viewport CSS px
+    visible: bool = False
+    children: list[AXNode] = field(default_factory=list)
+    tag: str = ""
+    attributes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def interactive(self) -> bool:
+        return self.role in INTERACTIVE_AX_ROLES or bool(self.properties.get("focusable") and self.role not in ("RootWebArea", "WebArea", "Iframe"))
+
+    def walk(self, depth: int = 0):  # type: ignore[no-untyped-def]
+        """(node, depth) pairs in tree order."""
+        yield self, depth
+        for child in self.children:
+            yield from child.walk(depth + 1)
+
+
+async def capture_ax_tree(tab: Tab) -> AXNode | None:
+    """The tab's accessibility tree across all frames, or None for an empty page."""
+    tab._check_open()
+    frames = [(fid, f) for fid, f in tab.frames.items() if not f.session.closed]
+    sessions: dict[str, CDPSession] = {tab.main_frame_id: tab.session, **tab.frame_sessions}
+    ax_futures = [f.session.send("Accessibility.getFullAXTree", {"frameId": fid}) for fid, f in frames]
+    snap_params = {"computedStyles": ["visibility"], "includePaintOrder": False, "includeDOMRects": False}
+    snap_futures = {fid: s.send("DOMSnapshot.captureSnapshot", snap_params) for fid, s in sessions.items()}
+    metrics_future = tab.session.send("Page.getLayoutMetrics")
+    owner_futures = {
+        fid: (f.session.parent or tab.session).send("DOM.getFrameOwner", {"frameId": fid})
+        if fid in tab.frame_sessions
+        else f.session.send("DOM.getFrameOwner", {"frameId": fid})
+        for fid, f in frames
+        if f.parent_id is not None
+    }
+    ax_results = await asyncio.gather(*ax_futures, return_exceptions=True)
+    snap_results = dict(zip(snap_futures, await asyncio.gather(*snap_futures.values(), return_exceptions=True), strict=True))
+    owners = dict(zip(owner_futures, await asyncio.gather(*owner_futures.values(), return_exceptions=True), strict=True))
+    metrics = await metrics_future
+    vp = metrics["cssVisualViewport"]
+    viewport = (vp["clientWidth"], vp["clientHeight"], vp["pageX"], vp["pageY"])
+
+    # Boxes: reuse the state capture's frame placement.
+    docs: dict[str, list[_Doc]] = {}
+    for fid, result in snap_results.items():
+        if not isinstance(result, BaseException):
+            docs[fid] = [_Doc(sessions[fid], d, result["strings"]) for d in result["documents"]]
+    oopif_owner = {
+        ((tab.frame_sessions[fid].parent or tab.session).id or "", owner["backendNodeId"]): fid
+        for fid, owner in owners.items()
+        if fid in tab.frame_sessions and not isinstance(owner, BaseException)
+    }
+    builder = _Builder(_Shim(tab), viewport, docs, oopif_owner)
+    await builder.place_frames()
+    boxes: dict[tuple[str, int], tuple[tuple[float, float, float, float], bool, str, dict[str, str]]] = {}
+    for doc_list in docs.values():
+        for doc in doc_list:
+            sid = doc.session.id or ""
+            for ni in doc.rects:
+                if doc.types[ni] != 1:
+                    continue
+                box, visible = builder._visible_box(doc, ni)
+                if doc.visibility.get(ni, "visible") in ("hidden", "collapse"):
+                    visible = False
+                boxes[(sid, doc.backend[ni])] = (box, visible, doc.names[ni], {})
+            for ni, name in enumerate(doc.names):
+                if doc.types[ni] == 1 and (sid, doc.backend[ni]) in boxes:
+                    boxes[(sid, doc.backend[ni])] = (*boxes[(sid, doc.backend[ni])][:2], name, doc.attributes(ni))
+
+    roots: dict[str, AXNode] = {}
+    owner_nodes: dict[tuple[str, int], AXNode] = {}
+    for (fid, frame), result in zip(frames, ax_results, strict=True):
+        if isinstance(result, BaseException):
+            continue
+        root = _build(result.get("nodes", []), frame.session, fid, boxes, owner_nodes)
+        if root is not None:
+            roots[fid] = root
+    # Stitch each child frame's tree under its iframe node.
+    for fid, owner in owners.items():
+        if isinstance(owner, BaseException) or fid not in roots:
+            continue
+        frame = tab.frames.get(fid)
+        if frame is None or frame.parent_id is None:
+            continue
+        parent_frame = tab.frames.get(frame.parent_id)
+        parent_session = parent_frame.session if parent_frame else tab.session
+        host = owner_nodes.get((parent_session.id or "", owner["backendNodeId"]))
+        if host is not None:
+            host.children.append(roots[fid])
+    return roots.get(tab.main_frame_id)
+
+
+class _Shim:
+    """The little of a StateCapturer that frame placement needs."""
+
+    def __init__(self, tab: Tab) -> None:
+        self.tab = tab
+
+
+def _build(
+    nodes: list[dict[str, Any]],
+    session: CDPSession,
+    frame_id: str,
+    boxes: dict[tuple[str, int], tuple[tuple[float, float, float, float], bool, str, dict[str, str]]],
+    owner_nodes: dict[tuple[str, int], AXNode],
+) -> AXNode | None:
+    by_id: dict[str, dict[str, Any]] = {n["nodeId"]: n for n in nodes}
+    built: dict[str, AXNode] = {}
+    sid = session.id or ""
+
+    def make(raw: dict[str, Any]) -> AXNode:
+        props = {p["name"]: p.get("value", {}).get("value") for p in raw.get("properties", [])}
+        value = (raw.get("value") or {}).get("value")
+        backend = raw.get("backendDOMNodeId")
+        node = AXNode(
+            role=ax_role(raw),
+            name=ax_name(raw),
+            properties=props,
+            value=None if value is None else str(value),
+            backend_node_id=backend,
+            session=session,
+            frame_id=frame_id,
+        )
+        if backend is not None:
+            info = boxes.get((sid, backend))
+            if info is not None:
+                node.box, node.visible, node.tag, node.attributes = info
+            if node.role == "Iframe" or node.tag in ("iframe", "frame"):
+                owner_nodes[(sid, backend)] = node
+        return node
+
+    root_raw = next((n for n in nodes if not n.get("parentId")), None)
+    if root_raw is None:
+        return None
+    root = make(root_raw)
+    built[root_raw["nodeId"]] = root
+    stack = [(root_raw, root)]
+    while stack:
+        raw, node = stack.pop()
+        for child_id in raw.get("childIds", []):
+            child_raw = by_id.get(child_id)
+            if child_raw is None:
+                continue
+            if child_raw.get("ignored"):
+                # Ignored nodes are transparent: adopt their children.
+                stack.append((child_raw, node))
+                continue
+            child = make(child_raw)
+            node.children.append(child)
+            stack.append((child_raw, child))
+    _propagate_visibility(root)
+    return root
+
+
+def _propagate_visibility(root: AXNode) -> None:
+    """Nodes without a box of their own (text, wrappers) are visible when a child or their parent is."""
+    def visit(node: AXNode, parent_visible: bool) -> bool:
+        any_child = False
+        for child in node.children:
+            any_child = visit(child, node.visible if node.box is not None else parent_visible) or any_child
+        if node.box is None:
+            node.visible = any_child or (parent_visible and not node.children)
+        return node.visible or any_child
+
+    visit(root, True)
+
+
+async def node_text(tab: Tab) -> str:  # pragma: no cover - convenience
+    try:
+        return str(await tab.evaluate("document.body ? document.body.innerText : ''"))
+    except CDPEngineError:
+        return ""

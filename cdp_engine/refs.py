@@ -1,0 +1,144 @@
+"""Identity-checked element references shared by the toolset and MCP surfaces.
+
+A ref names one DOM node: (frame session, frame id, document loaderId, backendNodeId) plus
+the role and name it had when handed out. Refs are per tab, numbered from a counter that
+never goes back, and the same node keeps its ref until its document goes away. Resolving a
+ref proves the node is still that element: same session alive, same document, node still
+connected, same role and name; otherwise StaleRefError says why, and nothing is acted on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .connection import CDPSession
+from .errors import CDPEngineError
+
+if TYPE_CHECKING:
+    from .browser import Tab
+
+
+class StaleRefError(CDPEngineError):
+    """The ref is unknown, or its element is gone or is no longer the element it named."""
+
+    def __init__(self, ref: str, reason: str) -> None:
+        super().__init__(f"{ref}: {reason}")
+        self.ref = ref
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class NodeRef:
+    """What a ref points at."""
+
+    ref: str
+    session: CDPSession
+    frame_id: str
+    loader_id: str
+    backend_node_id: int
+    role: str
+    name: str
+
+
+class RefRegistry:
+    """The refs of one tab; `prefix` is 'ref_' for the browser toolset and 'e' for MCP."""
+
+    def __init__(self, tab: Tab, prefix: str = "ref_") -> None:
+        self.tab = tab
+        self.prefix = prefix
+        self._counter = 0
+        self._refs: dict[str, NodeRef] = {}
+        self._by_node: dict[tuple[str, str, int], str] = {}
+
+    def assign(self, session: CDPSession, frame_id: str, backend_node_id: int, role: str, name: str) -> str:
+        """The node's ref: its existing one while its document lives and its role and name hold, else a new one."""
+        frame = self.tab.frames.get(frame_id)
+        loader = frame.loader_id if frame else ""
+        key = (session.id or "", loader, backend_node_id)
+        existing = self._by_node.get(key)
+        if existing is not None:
+            old = self._refs.get(existing)
+            if old is not None and old.role == role and old.name == name:
+                return existing
+        self._counter += 1
+        ref = f"{self.prefix}{self._counter}"
+        self._refs[ref] = NodeRef(ref, session, frame_id, loader, backend_node_id, role, name)
+        self._by_node[key] = ref
+        return ref
+
+    def get(self, ref: str) -> NodeRef | None:
+        return self._refs.get(ref)
+
+    def drop_document(self, frame_id: str) -> None:
+        """Forget refs of a frame's old documents (called as frames navigate)."""
+        frame = self.tab.frames.get(frame_id)
+        loader = frame.loader_id if frame else None
+        for ref, node in list(self._refs.items()):
+            if node.frame_id == frame_id and node.loader_id != loader:
+                del self._refs[ref]
+                self._by_node.pop((node.session.id or "", node.loader_id, node.backend_node_id), None)
+
+    def clear(self) -> None:
+        """Forget every ref (numbers are never reused)."""
+        self._refs.clear()
+        self._by_node.clear()
+
+    async def resolve(self, ref: str, *, check_identity: bool = True) -> NodeRef:
+        """The node a ref names, proven to be the same element still; StaleRefError otherwise."""
+        node = self._refs.get(ref)
+        if node is None:
+            raise StaleRefError(ref, "unknown ref")
+        if node.session.closed:
+            raise StaleRefError(ref, "its frame is gone")
+        frame = self.tab.frames.get(node.frame_id)
+        if frame is None or frame.loader_id != node.loader_id:
+            raise StaleRefError(ref, "the page navigated since the ref was handed out")
+        if not check_identity:
+            return node
+        try:
+            result = await node.session.send(
+                "Accessibility.getPartialAXTree", {"backendNodeId": node.backend_node_id, "fetchRelatives": False}
+            )
+        except CDPEngineError:
+            raise StaleRefError(ref, "the element was removed from the page") from None
+        nodes = result.get("nodes") or []
+        if not nodes:
+            raise StaleRefError(ref, "the element was removed from the page")
+        role, name = ax_role(nodes[0]), ax_name(nodes[0])
+        if (role, name) != (node.role, node.name):
+            raise StaleRefError(ref, f"the element changed (was {node.role} {node.name!r}, now {role} {name!r})")
+        connected = await _is_connected(node)
+        if not connected:
+            raise StaleRefError(ref, "the element was removed from the page")
+        return node
+
+
+async def _is_connected(node: NodeRef) -> bool:
+    try:
+        resolved = await node.session.send("DOM.resolveNode", {"backendNodeId": node.backend_node_id})
+    except CDPEngineError:
+        return False
+    object_id = resolved["object"]["objectId"]
+    try:
+        result = await node.session.send(
+            "Runtime.callFunctionOn",
+            {"objectId": object_id, "functionDeclaration": "function() { return this.isConnected; }", "returnByValue": True},
+        )
+    except CDPEngineError:
+        return False
+    finally:
+        node.session.send("Runtime.releaseObject", {"objectId": object_id}).add_done_callback(
+            lambda f: f.cancelled() or f.exception()
+        )
+    return bool(result.get("result", {}).get("value"))
+
+
+def ax_role(node: dict[str, Any]) -> str:
+    role = node.get("role") or {}
+    return str(role.get("value") or "")
+
+
+def ax_name(node: dict[str, Any]) -> str:
+    name = node.get("name") or {}
+    return " ".join(str(name.get("value") or "").split())
