@@ -126,7 +126,9 @@ class Tab:
         self.frame_sessions: dict[str, CDPSession] = {}  # OOPIF frame id (== target id) -> session
         self.dialogs: list[Dialog] = []
         self.pending_dialog: Dialog | None = None
-        self.dialog_policy: DialogPolicy = browser.dialog_policy
+        # A context may set its own policy (the MCP surface holds dialogs in its instances' contexts).
+        context = browser.contexts.get(self.context_id or "")
+        self.dialog_policy: DialogPolicy = (context.dialog_policy if context else None) or browser.dialog_policy
         self.closed = False
         self.crashed = False
         self.ready: asyncio.Future[Tab] = asyncio.get_running_loop().create_future()
@@ -141,7 +143,7 @@ class Tab:
     # ----- events -----------------------------------------------------------------------------
 
     def add_listener(self, listener: Callable[[str, Any], None]) -> Callable[[], None]:
-        """listener(kind, payload) for 'dialog', 'download', 'popup', 'navigated', 'frame', 'closed'."""
+        """listener(kind, payload) for 'dialog', 'download', 'popup', 'navigated', 'frame', 'closed', 'crashed'."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
@@ -160,6 +162,14 @@ class Tab:
         session.on("Page.lifecycleEvent", self._on_lifecycle)
         session.on("Page.javascriptDialogOpening", lambda p: self._on_dialog(session, p))
         session.on("Page.javascriptDialogClosed", self._on_dialog_closed)
+        if session is self.session:
+            session.on("Inspector.targetCrashed", self._on_crashed)
+
+    def _on_crashed(self, params: dict[str, Any]) -> None:
+        # The connection has already closed the session; waits on this tab would otherwise run to their deadline.
+        self.crashed = True
+        self._fail_conditions(TargetClosedError(f"tab {self.target_id} crashed"))
+        self._emit("crashed", None)
 
     def _check_conditions(self) -> None:
         if not self._conditions:
@@ -333,7 +343,10 @@ class Tab:
         commands = [
             s.send("Page.enable"),
             s.send("Page.setLifecycleEventsEnabled", {"enabled": True}),
-            s.send("Page.getFrameTree"),
+            # Keeps the renderer's accessibility tree built as pages load, so a capture's role lookups
+            # cost milliseconds instead of building the whole tree on demand (see capture.py).
+            s.send("Accessibility.enable"),
+            tree_future := s.send("Page.getFrameTree"),
             s.send(
                 "Target.setAutoAttach",
                 {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True},
@@ -358,10 +371,11 @@ class Tab:
             # has no renderer until its navigation resumes, so renderer-side commands would never answer.
             # Chromium applies the commands in order, before the page runs any script.
             commands.append(s.send("Runtime.runIfWaitingForDebugger"))
-        results = await asyncio.gather(*commands)
+        await asyncio.gather(*commands)
+        tree = tree_future.result()["frameTree"]
         # The page may have run (and sent frame events) before this continuation: don't undo those events.
-        self._add_frame_tree(s, results[2]["frameTree"], None, fill_only=True)
-        self.main_frame_id = results[2]["frameTree"]["frame"]["id"]
+        self._add_frame_tree(s, tree, None, fill_only=True)
+        self.main_frame_id = tree["frame"]["id"]
 
     async def _attach_frame_session(self, session: CDPSession, waiting: bool) -> None:
         """An out-of-process iframe: configure its session like a tab's, then let it run."""
@@ -375,7 +389,8 @@ class Tab:
             commands = [
                 session.send("Page.enable"),
                 session.send("Page.setLifecycleEventsEnabled", {"enabled": True}),
-                session.send("Page.getFrameTree"),
+                session.send("Accessibility.enable"),
+                tree_future := session.send("Page.getFrameTree"),
                 session.send(
                     "Target.setAutoAttach",
                     {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True},
@@ -385,9 +400,9 @@ class Tab:
                     for src in [*self.browser.init_scripts, *self.init_scripts]
                 ],
             ]
-            results = await asyncio.gather(*commands)
+            await asyncio.gather(*commands)
             parent = self.frames.get(frame_id)
-            self._add_frame_tree(session, results[2]["frameTree"], parent.parent_id if parent else None)
+            self._add_frame_tree(session, tree_future.result()["frameTree"], parent.parent_id if parent else None)
             if waiting:
                 await session.send("Runtime.runIfWaitingForDebugger")
         except CDPEngineError as exc:
@@ -688,6 +703,7 @@ class BrowserContext:
         self.browser = browser
         self.id = context_id
         self.closed = False
+        self.dialog_policy: DialogPolicy | None = None  # None: the browser's policy
 
     @property
     def tabs(self) -> list[Tab]:

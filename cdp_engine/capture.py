@@ -56,6 +56,10 @@ BLOCK_TAGS = frozenset(
         "pre", "dl", "dt", "dd", "figure", "br", "hr", "body", "html", "select", "textarea", "iframe",
     }
 )  # fmt: skip
+# Tags that always need their attributes read; every other element is plain unless it has a role or
+# contenteditable attribute.
+SPECIAL_TAGS = SEMANTIC_TAGS | INTERACTIVE_TAGS | frozenset({"iframe", "frame", "label"})
+PLAIN_CANDIDATES = frozenset({"div", "span"})
 CONTENT_ATTRS = ("href", "type", "name", "placeholder", "alt", "aria-label", "role", "title")
 PAGE_CONTENT_CAP = 100_000
 GRID = 64.0  # px, cell size of the occlusion grid
@@ -137,10 +141,10 @@ class _Doc:
         "backend",
         "children",
         "content_doc",
+        "flagged",
         "frame_id",
         "input_checked",
         "input_value",
-        "layout_of",
         "names",
         "no_pointer",
         "nodes_len",
@@ -170,7 +174,9 @@ class _Doc:
         self.parent: list[int] = nodes["parentIndex"]
         self.types: list[int] = nodes["nodeType"]
         self.nodes_len = len(self.parent)
-        self.names = [strings[i].lower() for i in nodes["nodeName"]]
+        node_names = nodes["nodeName"]
+        lower = {i: strings[i].lower() for i in set(node_names)}
+        self.names = [lower[i] for i in node_names]
         self.values: list[int] = nodes["nodeValue"]
         self.backend: list[int] = nodes["backendNodeId"]
         self.attrs: list[list[int]] = nodes["attributes"]
@@ -189,7 +195,6 @@ class _Doc:
                 children[p].append(i)
         self.children = children
         layout = doc["layout"]
-        self.layout_of: dict[int, int] = {}
         self.rects: dict[int, list[float]] = {}
         self.text_of: dict[int, str] = {}
         self.paint: dict[int, int] = {}
@@ -197,23 +202,37 @@ class _Doc:
         self.opacity: dict[int, float] = {}
         self.no_pointer: set[int] = set()
         paints = layout.get("paintOrders") or []
+        bounds, texts, styles = layout["bounds"], layout["text"], layout["styles"]
+        rects, text_of, paint = self.rects, self.text_of, self.paint
+        # Style values repeat: decode each distinct string index once. Only non-default values are kept.
+        hidden_idx = {i for i, v in enumerate(strings) if v in ("hidden", "collapse")} if styles else set()
+        opacity_cache: dict[int, float] = {}
         for li, ni in enumerate(layout["nodeIndex"]):
-            if ni in self.rects:
+            if ni in rects:
                 continue  # continuation boxes (inline wrapping): the first box is enough
-            self.layout_of[ni] = li
-            self.rects[ni] = layout["bounds"][li]
-            t = layout["text"][li]
+            rects[ni] = bounds[li]
+            t = texts[li]
             if t >= 0:
-                self.text_of[ni] = strings[t]
+                text_of[ni] = strings[t]
             if paints:
-                self.paint[ni] = paints[li]
-            st = layout["styles"][li]
+                paint[ni] = paints[li]
+            st = styles[li]
             if st:
-                self.visibility[ni] = strings[st[0]] if st[0] >= 0 else "visible"
+                if st[0] in hidden_idx:
+                    self.visibility[ni] = strings[st[0]]
                 if len(st) > 1 and st[1] >= 0:
-                    self.opacity[ni] = float(strings[st[1]] or 1)
+                    op = opacity_cache.get(st[1])
+                    if op is None:
+                        op = opacity_cache[st[1]] = float(strings[st[1]] or 1)
+                    if op != 1.0:
+                        self.opacity[ni] = op
                 if len(st) > 2 and st[2] >= 0 and strings[st[2]] == "none":
                     self.no_pointer.add(ni)
+        # Elements whose role or contenteditable attribute can make them interactive.
+        flag_names = {i for i, v in enumerate(strings) if v in ("role", "contenteditable")}
+        self.flagged = (
+            {n for n, a in enumerate(self.attrs) if a and not flag_names.isdisjoint(a[0::2])} if flag_names else set()
+        )
         self.offset = (0.0, 0.0)
         self.texts = strings
 
@@ -230,7 +249,23 @@ class StateCapturer:
         self.tab = tab
         self.last: Capture | None = None
         self._worlds: dict[tuple[str, str], int] = {}  # (frame id, loader id) -> isolated world context
-        self._probe_cache_hits = 0
+        self._pending_worlds: dict[tuple[str, str], asyncio.Task[None]] = {}
+        # Install each new document's probe as soon as it commits, off the capture's critical path.
+        tab.add_listener(self._on_tab_event)
+
+    def _on_tab_event(self, kind: str, payload: Any) -> None:
+        if kind != "navigated" or not isinstance(payload, str):
+            return
+        frame = self.tab.frames.get(payload)
+        if frame is None or frame.session.closed:
+            return
+        key = self._world_key(payload)
+        for old in [k for k in self._worlds if k[0] == payload and k != key]:
+            del self._worlds[old]  # that document is gone
+        if key not in self._worlds and key not in self._pending_worlds:
+            task = asyncio.ensure_future(self._create_world(payload, frame.session))
+            self._pending_worlds[key] = task
+            task.add_done_callback(lambda _t, key=key: self._pending_worlds.pop(key, None))
 
     # ----- change detection -------------------------------------------------------------------
 
@@ -312,7 +347,12 @@ class StateCapturer:
         t0 = time.perf_counter()
         fmt = None if not screenshot else ("jpeg" if screenshot == "jpeg" else "png")
         last = self.last
-        if use_cache and last is not None and self.key_is_stable(last.version_key):
+        if (
+            use_cache
+            and last is not None
+            and self.key_is_stable(last.version_key)
+            and last.version_key[0] == self.tab.dom_version  # a navigation or frame change is a sure miss
+        ):
             key = await self.version_key()
             if key == last.version_key and (fmt is None or last.screenshot_format == fmt):
                 state = dict(last.state)
@@ -332,8 +372,10 @@ class StateCapturer:
         frames = self._frame_sessions()
         params = {"computedStyles": SNAPSHOT_STYLES, "includePaintOrder": True, "includeDOMRects": False}
         missing = [(fid, s) for fid, s in self._probe_frames() if self._world_key(fid) not in self._worlds]
-        if missing:  # a new document: install its probe first (one round trip, once per document)
-            await asyncio.gather(*[self._create_world(fid, s) for fid, s in missing])
+        if missing:  # a new document: its probe must be in place first (usually installed already at commit)
+            await asyncio.gather(
+                *[self._pending_worlds.get(self._world_key(fid)) or self._create_world(fid, s) for fid, s in missing]
+            )
         probes = self._send_probes()  # read before the snapshot: a later change can only cause a miss
         snapshot_futures = [s.send("DOMSnapshot.captureSnapshot", params) for _, s in frames]
         metrics_future = tab.session.send("Page.getLayoutMetrics")
@@ -545,6 +587,18 @@ class _Builder:
                 node_hidden = op <= 0 or doc.visibility.get(node, "visible") in ("hidden", "collapse")
             else:
                 node_hidden = op <= 0 or parent_hidden
+            if name in PLAIN_CANDIDATES or (name not in SPECIAL_TAGS and node not in doc.flagged):
+                # A plain element (div, span, …): only its text and children matter.
+                if node not in doc.flagged:
+                    if name in BLOCK_TAGS and not node_hidden:
+                        self._emit("\n")
+                        stack.append((node, False, 0.0, "\n"))
+                    for child in reversed(doc.children[node]):
+                        stack.append((child, node_hidden, op, None))
+                    content_idx = doc.content_doc.get(node)
+                    if content_idx is not None and not node_hidden:
+                        self._walk_doc(docs[content_idx], docs)
+                    continue
             attrs = doc.attributes(node)
             tag_open, tag_close = self._element(doc, docs, node, name, attrs, node_hidden, op, labelled, loader)
             if tag_open:
