@@ -65,8 +65,7 @@ class ElementIndex:
         self.current: Capture | None = None
         self.finished: dict[str, str] | None = None  # set by finish_task / fail_task
         self._lock = asyncio.Lock()
-        self._inflight = 0
-        self._network_idle: asyncio.Event | None = None
+        self.network = NetworkTracker(tab)
 
     async def state(self, *, screenshot: bool | str = True, jpeg_quality: int = 80) -> dict[str, Any]:
         """The current state object (cached while the page has not changed)."""
@@ -82,6 +81,7 @@ class ElementIndex:
             if self.current is None:
                 self.current = await self.capturer.capture(screenshot=screenshot)
             previous = self.current
+            await self.network.enable()
             try:
                 action = parse_action(raw_action)
             except ActionValidationError as exc:
@@ -382,29 +382,30 @@ class ElementIndex:
             unsubscribe()
             unsubscribe2()
 
+    async def _dom_quiet(self) -> None:
+        await self.tab.evaluate(SETTLE_SCRIPT % (SETTLE_QUIET_MS, SETTLE_MAX_MS), timeout=SETTLE_MAX_MS / 1000 + 2)
+
     async def _settle_after(
         self, t_start: float, requested: asyncio.Future[Any] | None = None, loader_before: str = ""
     ) -> None:
+        """Event-driven settle, every step with a deadline: navigation, DOM quiet, then network quiet."""
         tab = self.tab
-        quiet = asyncio.ensure_future(
-            tab.evaluate(SETTLE_SCRIPT % (SETTLE_QUIET_MS, SETTLE_MAX_MS), timeout=SETTLE_MAX_MS / 1000 + 2)
-        )
-        waiters: set[asyncio.Future[Any]] = {quiet}
+        budget = SETTLE_MAX_MS / 1000 + 2
+        quiet: asyncio.Future[Any] = asyncio.ensure_future(self._dom_quiet())
+        dialog = asyncio.ensure_future(tab.wait_for_condition(lambda: tab.pending_dialog is not None, budget))
+        waiters: set[asyncio.Future[Any]] = {quiet, dialog}
         if requested is not None:
             waiters.add(requested)
-        dialog = asyncio.ensure_future(
-            tab.wait_for_condition(lambda: tab.pending_dialog is not None, SETTLE_MAX_MS / 1000 + 2)
-        )
-        waiters.add(dialog)
         try:
-            done, _ = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED, timeout=SETTLE_MAX_MS / 1000 + 2)
+            done, _ = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED, timeout=budget)
             if dialog in done and not dialog.exception():
                 return  # a held dialog blocks the page: report now, never wait on a paused renderer
-            navigating = requested is not None and requested.done()
             main = tab.frames.get(tab.main_frame_id)
-            if main is not None and main.loader_id != loader_before and loader_before:
-                navigating = True
+            navigating = (requested is not None and requested.done()) or (
+                bool(loader_before) and main is not None and main.loader_id != loader_before
+            )
             if navigating:
+
                 def loaded() -> bool:
                     frame = tab.frames.get(tab.main_frame_id)
                     return tab.pending_dialog is not None or (
@@ -415,17 +416,61 @@ class ElementIndex:
                     await tab.wait_for_condition(loaded, tab.browser.navigation_timeout)
                 except TimeoutError:
                     log.debug("navigation after action did not load before the deadline")
-                if tab.pending_dialog is None:
-                    quiet.cancel()
-                    await asyncio.wait(
-                        {asyncio.ensure_future(tab.evaluate(SETTLE_SCRIPT % (SETTLE_QUIET_MS, SETTLE_MAX_MS)))},
-                        timeout=SETTLE_MAX_MS / 1000 + 1,
+                if tab.pending_dialog is not None:
+                    return
+                quiet.cancel()
+                quiet = asyncio.ensure_future(self._dom_quiet())
+            await asyncio.wait({quiet}, timeout=budget)
+            # Bounded network quiet: requests the action started (fetch/XHR) usually re-render on arrival.
+            if self.network.inflight and tab.pending_dialog is None:
+                with contextlib.suppress(TimeoutError):
+                    await tab.wait_for_condition(
+                        lambda: not self.network.inflight or tab.pending_dialog is not None, NETWORK_QUIET_MAX
                     )
-            elif not quiet.done():
-                await asyncio.wait({quiet}, timeout=SETTLE_MAX_MS / 1000 + 1)
+                if tab.pending_dialog is None:
+                    quiet = asyncio.ensure_future(self._dom_quiet())
+                    await asyncio.wait({quiet}, timeout=budget)
         finally:
             for w in (quiet, dialog):
                 if not w.done():
                     w.cancel()
-                else:
-                    w.exception() if not w.cancelled() else None
+                elif not w.cancelled():
+                    w.exception()
+
+
+class NetworkTracker:
+    """Requests in flight on a tab's main session (Network domain, enabled on the tab's first action)."""
+
+    IGNORED_TYPES = frozenset({"WebSocket", "EventSource", "Ping", "CSPViolationReport"})
+
+    def __init__(self, tab: Tab) -> None:
+        self.tab = tab
+        self.pending: set[str] = set()
+        self.enabled = False
+
+    @property
+    def inflight(self) -> int:
+        return len(self.pending)
+
+    async def enable(self) -> None:
+        if self.enabled:
+            return
+        self.enabled = True
+        s = self.tab.session
+        s.on("Network.requestWillBeSent", self._on_request)
+        s.on("Network.loadingFinished", self._on_done)
+        s.on("Network.loadingFailed", self._on_done)
+        s.on("Page.frameNavigated", lambda p: None if p["frame"].get("parentId") else self.pending.clear())
+        # Small buffers: the engine never reads bodies through this session.
+        await s.send("Network.enable", {"maxTotalBufferSize": 1_000_000, "maxResourceBufferSize": 100_000})
+
+    def _on_request(self, params: dict[str, Any]) -> None:
+        if params.get("type") in self.IGNORED_TYPES or params.get("request", {}).get("url", "").startswith("data:"):
+            return
+        self.pending.add(params["requestId"])
+
+    def _on_done(self, params: dict[str, Any]) -> None:
+        if params["requestId"] in self.pending:
+            self.pending.discard(params["requestId"])
+            if not self.pending:
+                self.tab._check_conditions()
