@@ -1,0 +1,73 @@
+"""After an action the engine waits for what the action started: a navigation, DOM changes, requests."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from aiohttp import web
+
+from cdp_engine import schema
+
+
+async def test_click_waits_for_the_request_it_started(tab, site):
+    async def slow(request: web.Request) -> web.Response:
+        await asyncio.sleep(0.3)
+        return web.Response(text="DATA-ARRIVED")
+
+    site.add_handler("/settle/slow", slow)
+    url = site.add(
+        "/settle/fetch",
+        """<button onclick="fetch('/settle/slow').then(r => r.text())
+             .then(t => { document.getElementById('o').textContent = t })">load</button><p id=o>none</p>""",
+    )
+    await tab.goto(url)
+    state = await tab.state(screenshot=False)
+    state = await tab.act({"action": "click_element", "element_index": 1}, screenshot=False)
+    assert "error" not in state
+    assert "DATA-ARRIVED" in state["page_content"]
+    assert schema.validate("state", state) == []
+
+
+async def test_click_waits_for_a_delayed_render(tab, site):
+    url = site.add(
+        "/settle/delayed",
+        """<button onclick="setTimeout(() => { document.getElementById('o').textContent = 'LATE' }, 20)">go</button>
+           <p id=o>early</p>""",
+    )
+    await tab.goto(url)
+    await tab.state(screenshot=False)
+    state = await tab.act({"action": "click_element", "element_index": 1}, screenshot=False)
+    assert "LATE" in state["page_content"]
+
+
+async def test_link_click_waits_for_the_new_page(tab, site):
+    target = site.add("/settle/target", "<h1>Arrived</h1><a href='/'>home</a>")
+    url = site.add("/settle/link", f"<a href='{target}'>next</a>")
+    await tab.goto(url)
+    await tab.state(screenshot=False)
+    state = await tab.act({"action": "click_element", "element_index": 1}, screenshot=False)
+    assert state["url"] == target
+    assert "Arrived" in state["page_content"]
+
+
+async def test_held_dialog_does_not_stall_an_action(tab, site):
+    url = site.add("/settle/confirm", """<button onclick="confirm('sure?')">ask</button>""")
+    await tab.goto(url)
+    await tab.state(screenshot=False)
+    tab.dialog_policy = "hold"
+    try:
+        started = time.perf_counter()
+        task = asyncio.ensure_future(
+            tab.act({"action": "click_element", "element_index": 1}, screenshot=False)
+        )
+        async with asyncio.timeout(10):
+            while tab.pending_dialog is None:  # noqa: ASYNC110 - the test watches engine state
+                await asyncio.sleep(0.01)
+        await tab.handle_dialog(True)
+        async with asyncio.timeout(10):
+            await task
+        assert time.perf_counter() - started < 10
+        assert tab.dialogs[-1].message == "sure?"
+    finally:
+        tab.dialog_policy = "dismiss"
