@@ -64,7 +64,7 @@ CONTENT_ATTRS = ("href", "type", "name", "placeholder", "alt", "aria-label", "ro
 PAGE_CONTENT_CAP = 100_000
 GRID = 64.0  # px, cell size of the occlusion grid
 TEXT_CAP = 200  # chars of text_content per element
-SNAPSHOT_STYLES = ["visibility", "opacity", "pointer-events"]
+SNAPSHOT_STYLES = ["visibility", "opacity", "pointer-events", "overflow", "position"]
 
 # Runs in an isolated world of each frame: counts every change a state could depend on.
 PROBE_SCRIPT = """(() => {
@@ -140,6 +140,7 @@ class _Doc:
         "attrs",
         "backend",
         "children",
+        "clips",
         "content_doc",
         "flagged",
         "frame_id",
@@ -153,6 +154,7 @@ class _Doc:
         "option_selected",
         "paint",
         "parent",
+        "positioned",
         "rects",
         "scroll",
         "session",
@@ -201,6 +203,8 @@ class _Doc:
         self.visibility: dict[int, str] = {}
         self.opacity: dict[int, float] = {}
         self.no_pointer: set[int] = set()
+        self.clips: set[int] = set()  # overflow other than visible: clips its content
+        self.positioned: dict[int, str] = {}  # position other than static
         paints = layout.get("paintOrders") or []
         bounds, texts, styles = layout["bounds"], layout["text"], layout["styles"]
         rects, text_of, paint = self.rects, self.text_of, self.paint
@@ -228,6 +232,10 @@ class _Doc:
                         self.opacity[ni] = op
                 if len(st) > 2 and st[2] >= 0 and strings[st[2]] == "none":
                     self.no_pointer.add(ni)
+                if len(st) > 3 and st[3] >= 0 and strings[st[3]] not in ("visible", ""):
+                    self.clips.add(ni)
+                if len(st) > 4 and st[4] >= 0 and strings[st[4]] not in ("static", ""):
+                    self.positioned[ni] = strings[st[4]]
         # Elements whose role or contenteditable attribute can make them interactive.
         flag_names = {i for i, v in enumerate(strings) if v in ("role", "contenteditable")}
         self.flagged = (
@@ -632,6 +640,8 @@ class _Builder:
         w, h = r[2], r[3]
         cx, cy, cw, ch = self.clip.get(id(doc), (0.0, 0.0, self.viewport[0], self.viewport[1]))
         visible = w > 0 and h > 0 and x < cx + cw and y < cy + ch and x + w > cx and y + h > cy
+        if visible and doc.clips:
+            visible = not _clipped_away(doc, node, r)
         return (x, y, w, h), visible
 
     def _is_label_for_control(self, doc: _Doc, node: int, attrs: dict[str, str], labelled: set[str]) -> bool:
@@ -943,6 +953,34 @@ class _Builder:
         if len(out) > PAGE_CONTENT_CAP:
             out = out[:PAGE_CONTENT_CAP] + f"\n[truncated: page_content is capped at {PAGE_CONTENT_CAP} characters]"
         return out
+
+
+def _clipped_away(doc: _Doc, node: int, r: list[float]) -> bool:
+    """Wholly outside an ancestor that clips its overflow (scroll containers, overflow:hidden).
+
+    An absolutely positioned box escapes clipping ancestors below its containing block (the nearest
+    positioned ancestor); a fixed box escapes them all.
+    """
+    x0, y0, x1, y1 = r[0], r[1], r[0] + r[2], r[1] + r[3]
+    position = doc.positioned.get(node)
+    if position == "fixed":
+        return False
+    escaping = position == "absolute"
+    p = doc.parent[node]
+    while p >= 0:
+        p_position = doc.positioned.get(p)
+        if p in doc.clips and not escaping and doc.names[p] not in ("body", "html"):  # those clip the viewport
+            c = doc.rects.get(p)
+            if c is not None and (x1 <= c[0] or y1 <= c[1] or x0 >= c[0] + c[2] or y0 >= c[1] + c[3]):
+                return True
+        if escaping and p_position is not None:
+            escaping = False  # the containing block: its own clipping applies from here up
+        if p_position == "fixed":
+            return False
+        if p_position == "absolute":
+            escaping = True
+        p = doc.parent[p]
+    return False
 
 
 def _find_backend(doc: _Doc, backend: int) -> int | None:

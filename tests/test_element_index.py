@@ -871,7 +871,7 @@ async def test_state_screenshots(tab: cdp_engine.Tab, site: Any) -> None:
     assert plain["screenshot"] == "" and plain["state_hash"] == png["state_hash"]
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: overflow clipping of scroll containers is not applied")
+
 async def test_element_clipped_by_scroll_container_is_not_indexed(tab: cdp_engine.Tab, site: Any) -> None:
     st = await open_page(
         tab,
@@ -879,3 +879,19 @@ async def test_element_clipped_by_scroll_container_is_not_indexed(tab: cdp_engin
         """<div style="height:100px;overflow:auto"><div style="height:300px"></div><button>Clipped</button></div>""",
     )
     assert "Clipped" not in texts(st)
+
+
+async def test_clipping_respects_positioned_escapes(tab: cdp_engine.Tab, site: Any) -> None:
+    """An absolutely positioned menu escapes an overflow:hidden box that is not its containing block."""
+    st = await open_page(
+        tab,
+        site,
+        """<div style="position:relative">
+             <div style="height:40px;overflow:hidden">
+               <div style="position:absolute;top:60px"><button>Escaped</button></div>
+               <div style="height:300px"></div><button>Hidden below</button>
+             </div>
+           </div>""",
+    )
+    assert "Escaped" in texts(st)
+    assert "Hidden below" not in texts(st)
