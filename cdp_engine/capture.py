@@ -139,9 +139,9 @@ class _Doc:
     __slots__ = (
         "attrs",
         "backend",
-        "children",
         "clips",
         "content_doc",
+        "end",
         "flagged",
         "frame_id",
         "input_checked",
@@ -191,11 +191,14 @@ class _Doc:
         self.option_selected = set(nodes.get("optionSelected", {"index": []})["index"])
         sh = nodes.get("shadowRootType", {"index": [], "value": []})
         self.shadow = dict(zip(sh["index"], sh["value"], strict=False))
-        children: list[list[int]] = [[] for _ in range(self.nodes_len)]
-        for i, p in enumerate(self.parent):
-            if p >= 0:
-                children[p].append(i)
-        self.children = children
+        # The snapshot lists nodes in pre-order, so a subtree is the contiguous range [i + 1, end[i]).
+        end = list(range(1, self.nodes_len + 1))
+        parent = self.parent
+        for i in range(self.nodes_len - 1, 0, -1):
+            p = parent[i]
+            if p >= 0 and end[i] > end[p]:
+                end[p] = end[i]
+        self.end = end
         layout = doc["layout"]
         self.rects: dict[int, list[float]] = {}
         self.text_of: dict[int, str] = {}
@@ -559,67 +562,88 @@ class _Builder:
             self.truncated = True
 
     def _walk_doc(self, doc: _Doc, docs: list[_Doc]) -> None:
+        """One linear pass over the pre-order node list; subtrees are skipped by jumping to their end."""
         labelled = self._labelled_ids(doc)
         frame = self.tab.frames.get(doc.frame_id)
         loader = frame.loader_id if frame else ""
-        # Iterative pre-order walk; stack items: (node, parent hidden, opacity product, closing tag).
-        stack: list[tuple[int, bool, float, str | None]] = [(0, False, 1.0, None)]
-        while stack:
-            node, parent_hidden, opacity, closing = stack.pop()
-            if closing is not None:
-                self._emit(closing)
-                continue
-            ntype = doc.types[node]
+        types, names, rects, end = doc.types, doc.names, doc.rects, doc.end
+        emit = self._emit
+        # Open ancestors: (subtree end, hidden, opacity product, closing text).
+        open_: list[tuple[int, bool, float, str | None]] = []
+        n = doc.nodes_len
+        i = 0
+        while i < n:
+            while open_ and open_[-1][0] <= i:
+                closing = open_.pop()[3]
+                if closing:
+                    emit(closing)
+            parent_hidden, opacity = (open_[-1][1], open_[-1][2]) if open_ else (False, 1.0)
+            ntype = types[i]
             if ntype == 3:  # text
                 if not parent_hidden:
-                    text = doc.text_of.get(node)
-                    if text and text.strip():
-                        self._emit(_escape(text))
+                    text = doc.text_of.get(i)
+                    if text and not text.isspace():
+                        emit(_escape(text))
+                i += 1
                 continue
             if ntype not in (1, 9, 11):  # elements, documents, shadow roots / fragments
+                i = end[i]
                 continue
-            name = doc.names[node]
+            name = names[i]
             if name in SKIP_CONTENT:
+                i = end[i]
                 continue
             if ntype != 1:
-                for child in reversed(doc.children[node]):
-                    stack.append((child, parent_hidden, opacity, None))
+                open_.append((end[i], parent_hidden, opacity, None))
+                i += 1
                 continue
-            has_layout = node in doc.rects
-            if not has_layout and name not in ("option", "html") and not any(
-                c in doc.rects or doc.types[c] == 11 for c in doc.children[node]
-            ):
-                continue  # display:none subtree (display:contents keeps rendering its children)
-            op = opacity * doc.opacity.get(node, 1.0)
+            has_layout = i in rects
+            if not has_layout and name not in ("option", "html") and not self._renders_children(doc, i):
+                i = end[i]  # display:none subtree (display:contents keeps rendering its children)
+                continue
+            op = opacity * doc.opacity.get(i, 1.0)
             if has_layout:
-                node_hidden = op <= 0 or doc.visibility.get(node, "visible") in ("hidden", "collapse")
+                node_hidden = op <= 0 or i in doc.visibility
             else:
                 node_hidden = op <= 0 or parent_hidden
-            if name in PLAIN_CANDIDATES or (name not in SPECIAL_TAGS and node not in doc.flagged):
+            if (name in PLAIN_CANDIDATES or name not in SPECIAL_TAGS) and i not in doc.flagged:
                 # A plain element (div, span, …): only its text and children matter.
-                if node not in doc.flagged:
-                    if name in BLOCK_TAGS and not node_hidden:
-                        self._emit("\n")
-                        stack.append((node, False, 0.0, "\n"))
-                    for child in reversed(doc.children[node]):
-                        stack.append((child, node_hidden, op, None))
-                    content_idx = doc.content_doc.get(node)
-                    if content_idx is not None and not node_hidden:
-                        self._walk_doc(docs[content_idx], docs)
-                    continue
-            attrs = doc.attributes(node)
-            tag_open, tag_close = self._element(doc, docs, node, name, attrs, node_hidden, op, labelled, loader)
+                closing_text = None
+                if name in BLOCK_TAGS and not node_hidden:
+                    emit("\n")
+                    closing_text = "\n"
+                open_.append((end[i], node_hidden, op, closing_text))
+                content_idx = doc.content_doc.get(i)
+                if content_idx is not None and not node_hidden:
+                    self._walk_doc(docs[content_idx], docs)
+                i += 1
+                continue
+            attrs = doc.attributes(i)
+            tag_open, tag_close = self._element(doc, docs, i, name, attrs, node_hidden, op, labelled, loader)
             if tag_open:
-                self._emit(tag_open)
+                emit(tag_open)
             if tag_close is None:
-                continue  # element fully handled (form controls, options, iframes)
-            if tag_close:
-                stack.append((node, False, 0.0, tag_close))
-            for child in reversed(doc.children[node]):
-                stack.append((child, node_hidden, op, None))
-            content_idx = doc.content_doc.get(node)
+                i = end[i]  # element fully handled (form controls, options, iframes)
+                continue
+            open_.append((end[i], node_hidden, op, tag_close or None))
+            content_idx = doc.content_doc.get(i)
             if content_idx is not None and not node_hidden:
                 self._walk_doc(docs[content_idx], docs)
+            i += 1
+        while open_:
+            closing = open_.pop()[3]
+            if closing:
+                emit(closing)
+
+    @staticmethod
+    def _renders_children(doc: _Doc, node: int) -> bool:
+        """A box-less element still renders when a direct child has a box (display:contents) or is a shadow root."""
+        j, stop = node + 1, doc.end[node]
+        while j < stop:
+            if j in doc.rects or doc.types[j] == 11:
+                return True
+            j = doc.end[j]
+        return False
 
     def _labelled_ids(self, doc: _Doc) -> set[str]:
         """Ids of form controls in this document, for <label for=…>."""
@@ -648,13 +672,8 @@ class _Builder:
         target = attrs.get("for")
         if target is not None:
             return target in labelled
-        todo = list(doc.children[node])
-        while todo:
-            c = todo.pop()
-            if doc.types[c] == 1 and doc.names[c] in FORM_CONTROLS:
-                return True
-            todo.extend(doc.children[c])
-        return False
+        types, names = doc.types, doc.names
+        return any(types[c] == 1 and names[c] in FORM_CONTROLS for c in range(node + 1, doc.end[node]))
 
     def _element(
         self,
@@ -737,13 +756,7 @@ class _Builder:
         return value
 
     def _descendants(self, doc: _Doc, node: int) -> list[int]:
-        out: list[int] = []
-        todo = list(reversed(doc.children[node]))
-        while todo:
-            c = todo.pop()
-            out.append(c)
-            todo.extend(reversed(doc.children[c]))
-        return out
+        return list(range(node + 1, doc.end[node]))
 
     def _option_value(self, doc: _Doc, node: int) -> str:
         attrs = doc.attributes(node)
