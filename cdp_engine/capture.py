@@ -713,6 +713,8 @@ class _Builder:
             return "", None
         if hidden:
             return "", ""
+        if self.truncated:  # past the page_content cap: only the index still needs this subtree
+            return ("", None) if name in ("input", "textarea", "img", "option") else ("", "")
         if name not in SEMANTIC_TAGS and index is None:
             return ("\n", "\n") if name in BLOCK_TAGS else ("", "")
         marker = f"[{index}]" if index else ""
