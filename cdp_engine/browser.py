@@ -970,11 +970,27 @@ class Browser:
         self._tab_listeners.append(listener)
         return lambda: self._tab_listeners.remove(listener) if listener in self._tab_listeners else None
 
-    async def new_context(self) -> BrowserContext:
-        """A fresh isolated context (its own cookies, storage and cache), created in milliseconds."""
+    async def new_context(
+        self,
+        *,
+        proxy_server: str | None = None,
+        proxy_bypass_list: str | None = None,
+        dialog_policy: DialogPolicy | None = None,
+    ) -> BrowserContext:
+        """A fresh isolated context (its own cookies, storage and cache), created in milliseconds.
+
+        `proxy_server` routes the context's traffic through a proxy; `dialog_policy` overrides the
+        browser's for tabs of this context (set before any of them exists, so none is missed).
+        """
         root = self.connection.root
-        result = await root.send("Target.createBrowserContext", {"disposeOnDetach": True})
+        params: dict[str, Any] = {"disposeOnDetach": True}
+        if proxy_server:
+            params["proxyServer"] = proxy_server
+            if proxy_bypass_list:
+                params["proxyBypassList"] = proxy_bypass_list
+        result = await root.send("Target.createBrowserContext", params)
         context = BrowserContext(self, result["browserContextId"])
+        context.dialog_policy = dialog_policy
         self.contexts[context.id] = context  # type: ignore[index]
         await self._set_download_behavior(context.id)
         return context

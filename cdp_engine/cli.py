@@ -1,4 +1,4 @@
-"""The `cdp-engine` command: demo, state, serve."""
+"""The `cdp-engine` command: demo, state, serve, mcp."""
 
 from __future__ import annotations
 
@@ -27,7 +27,56 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--token", help="bearer token (default: generated and printed once)")
     serve.add_argument("--start-url")
     serve.add_argument("--allow-remote", action="store_true", help="allow a host beyond loopback (still needs the token)")
+    mcp = sub.add_parser(
+        "mcp", help="serve the browser_* tools over the Model Context Protocol (stdio by default)"
+    )
+    mcp.add_argument(
+        "--http", action="store_true", help="streamable HTTP at http://HOST:PORT/mcp instead of stdio"
+    )
+    mcp.add_argument("--host", default="127.0.0.1")
+    mcp.add_argument("--port", type=int, default=8931, help="HTTP port (0: any free port, printed to stderr)")
+    mcp.add_argument(
+        "--token", help="HTTP bearer token (default: $CDP_ENGINE_MCP_TOKEN, else generated and printed)"
+    )
+    mcp.add_argument("--allow-remote", action="store_true", help="allow an HTTP host beyond loopback")
+    mcp.add_argument("--headed", action="store_true", help="show browser windows")
+    mcp.add_argument(
+        "--isolation",
+        choices=["context", "process"],
+        help="per instance: a browser context (default) or a process",
+    )
+    mcp.add_argument("--max-instances", type=int)
+    mcp.add_argument("--executable", help="Chromium binary (default: $CDP_ENGINE_CHROME or discovery)")
     return parser
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    import logging
+    import os
+
+    from .mcp_server.instances import Config
+    from .mcp_server.server import serve_http, serve_stdio
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)  # stdout belongs to the protocol
+    if args.http and args.host not in ("127.0.0.1", "localhost", "::1") and not args.allow_remote:
+        print("refusing a non-loopback host without --allow-remote", file=sys.stderr)
+        return 2
+    config = Config.from_env(
+        headless=False if args.headed else None,
+        isolation=args.isolation,
+        max_instances=args.max_instances,
+        executable=args.executable,
+    )
+    if args.http:
+        token = args.token or os.environ.get("CDP_ENGINE_MCP_TOKEN")
+        asyncio.run(serve_http(config, host=args.host, port=args.port, token=token))
+    else:
+        asyncio.run(serve_stdio(config))
+    # Everything is closed (browser included); skip the interpreter's slow teardown of the SDK's modules so a
+    # client, which waits only briefly after closing stdin or signalling, sees a clean exit instead of killing us.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 async def _state(url: str, screenshot: str, wait_until: str) -> None:
@@ -59,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
             serve(args.host, args.port, token=args.token, start_url=args.start_url, allow_remote=args.allow_remote)
         )
         return 0
+    if args.command == "mcp":
+        return _mcp(args)
     return 2
 
 

@@ -1,0 +1,712 @@
+"""Inspection, verification and code tools: snapshot, screenshot, console, network, downloads, evaluate,
+verify_*, generate_locator, pdf_save, run_code."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+
+from .. import interact
+from ..ax_tree import capture_ax_tree
+from ..errors import CDPEngineError, CommandTimeoutError, ProtocolError
+from ..refs import NodeRef
+from .envelope import ToolError
+from .instances import STATIC_RESOURCE_TYPES, Instance, Page
+from .interaction import coerce_bool
+from .observe import TEXT_CHECK, call_in_frame, frame_world
+from .registry import Ctx, tool
+from .snapshot import find_backend_node, find_frame_root, map_role, render
+
+MAX_IMAGE_SIDE = 1568
+LEVELS = {"debug": 0, "log": 1, "info": 1, "warning": 2, "error": 3}
+PAPER_INCHES = {"A3": (11.69, 16.54), "A4": (8.27, 11.69), "A5": (5.83, 8.27), "Letter": (8.5, 11.0),
+                "Legal": (8.5, 14.0), "Tabloid": (11.0, 17.0)}  # fmt: skip
+VISIBLE = """function() {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (!el || !el.isConnected) return false;
+  if (el.checkVisibility && !el.checkVisibility({checkVisibilityCSS: true, checkOpacity: true})) return false;
+  const r = el.getBoundingClientRect();
+  return r.width > 0 && r.height > 0;
+}"""
+CONTAINS_VISIBLE = """function(items) {
+  const visible = el => {
+    if (el.checkVisibility && !el.checkVisibility({checkVisibilityCSS: true, checkOpacity: true})) return false;
+    const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0;
+  };
+  const norm = s => (s || '').replace(/\\s+/g, ' ').toLowerCase();
+  const all = [...this.querySelectorAll('*')];
+  return items.filter(item => !all.some(el => visible(el) && norm(el.innerText).includes(norm(item))));
+}"""
+VALUE_OF = """function() {
+  const el = this;
+  if (el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) return {checked: el.checked, value: el.value};
+  if ('value' in el && ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) return {value: el.value, checked: null};
+  const aria = el.getAttribute('aria-checked');
+  return {value: el.isContentEditable ? el.innerText : (el.getAttribute('aria-valuenow') || el.textContent || ''),
+          checked: aria === null ? null : aria === 'true'};
+}"""
+LOCATOR_FACTS = """function() {
+  const el = this;
+  const q = s => { try { return document.querySelectorAll(s).length === 1; } catch (e) { return false; } };
+  const cssPath = (node) => {
+    if (node.id && q('#' + CSS.escape(node.id))) return '#' + CSS.escape(node.id);
+    const parts = [];
+    for (let n = node; n && n.nodeType === 1 && n !== document.documentElement; n = n.parentElement) {
+      if (n !== node && n.id && q('#' + CSS.escape(n.id))) { parts.unshift('#' + CSS.escape(n.id)); break; }
+      const tag = n.tagName.toLowerCase();
+      const same = n.parentElement ? [...n.parentElement.children].filter(c => c.tagName === n.tagName) : [n];
+      parts.unshift(same.length > 1 ? `${tag}:nth-of-type(${same.indexOf(n) + 1})` : tag);
+      if (q(parts.join(' > '))) break;
+    }
+    return parts.join(' > ');
+  };
+  const testid = el.getAttribute('data-testid');
+  const labels = el.labels ? [...el.labels].map(l => l.innerText.trim()).filter(Boolean) : [];
+  return {
+    testid, label: labels[0] || null, placeholder: el.getAttribute('placeholder'), alt: el.getAttribute('alt'),
+    title: el.getAttribute('title'), text: (el.innerText || '').replace(/\\s+/g, ' ').trim().slice(0, 80),
+    css: cssPath(el),
+  };
+}"""
+
+
+def _artifact(ctx: Ctx, path: str, payload: bytes) -> None:
+    """Write a file the caller asked for; parents must exist."""
+    if not os.path.isabs(path):
+        raise ToolError("invalid_params", f"path '{path}' must be absolute.")
+    if not Path(path).parent.is_dir():
+        raise ToolError("invalid_params", f"The directory of '{path}' does not exist.")
+    ctx.op.artifact_write_started = True
+    try:
+        Path(path).write_bytes(payload)
+    except OSError as exc:
+        raise ToolError("internal_error", f"Could not write '{path}': {exc}") from None
+    ctx.op.artifacts.append({"path": path})
+
+
+# ----- snapshot ----------------------------------------------------------------------------------
+
+
+@tool(read_only=True, docs={"selector": "CSS selector: snapshot only that element's subtree (no refs)."})
+async def browser_snapshot(
+    ctx: Ctx, selector: str | None = None, *, page_id: str | None = None, frame_id: str | None = None
+) -> dict[str, Any]:
+    """Accessibility snapshot of the page (or one frame) as YAML; interactive elements carry [ref=eN] for the
+    action tools. Refs die with their document: take a new snapshot after navigating."""
+    page = await ctx.page(page_id)
+    cdp_frame, _ = ctx.frame(page, frame_id)
+
+    async def read() -> dict[str, Any]:
+        tab = page.tab
+        root = await capture_ax_tree(tab)
+        for fid in list(tab.frames):
+            page.refs.drop_document(fid)
+        if root is not None and cdp_frame != tab.main_frame_id:
+            root = find_frame_root(root, cdp_frame)
+            if root is None:
+                raise ToolError("internal_error", "The frame's accessibility tree could not be captured.")
+        if selector is not None:
+            text = await _selector_snapshot(page, cdp_frame, root, selector)
+        else:
+            text = render(root, page.refs)
+        frame = tab.frames.get(cdp_frame)
+        url = tab.url if cdp_frame == tab.main_frame_id else (frame.url if frame else "")
+        return {"snapshot": text, "url": url, "page_id": page.page_id, "frame_id": page.frame_id(cdp_frame)}
+
+    return await ctx.guard(page, read)
+
+
+async def _element_object(page: Page, cdp_frame: str, selector: str, *, main_world: bool) -> tuple[Any, str]:
+    """(session, objectId) of the first element matching selector; element_not_found / invalid_params."""
+    if main_world:
+        session, context_id = _main_world(page, cdp_frame)
+    else:
+        session, context_id = await frame_world(page, cdp_frame)
+    result = await session.send(
+        "Runtime.evaluate",
+        {"expression": f"document.querySelector({json.dumps(selector)})", "contextId": context_id},
+    )
+    if "exceptionDetails" in result:
+        raise ToolError("invalid_params", f"'{selector}' is not a valid CSS selector.")
+    obj = result.get("result") or {}
+    if obj.get("subtype") == "null" or "objectId" not in obj:
+        raise ToolError("element_not_found", f"No element matches selector '{selector}'.")
+    return session, obj["objectId"]
+
+
+async def _selector_snapshot(page: Page, cdp_frame: str, root: Any, selector: str) -> str:
+    session, object_id = await _element_object(page, cdp_frame, selector, main_world=False)
+    described = await session.send("DOM.describeNode", {"objectId": object_id})
+    backend = described["node"]["backendNodeId"]
+    node = find_backend_node(root, session.id or "", backend) if root is not None else None
+    return render(node, None, include_root=True) if node is not None else ""
+
+
+def _main_world(page: Page, cdp_frame: str) -> tuple[Any, int | None]:
+    world = page.main_worlds.get(cdp_frame)
+    if world is not None:
+        return world
+    if cdp_frame == page.tab.main_frame_id:
+        return page.tab.session, None
+    raise ToolError("internal_error", "The frame has no script context yet; try again once it has loaded.")
+
+
+# ----- screenshot --------------------------------------------------------------------------------
+
+
+def image_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG or JPEG header."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    i = 2
+    while data[:2] == b"\xff\xd8" and i + 9 < len(data):
+        if data[i] != 0xFF:
+            return None
+        marker, length = data[i + 1], int.from_bytes(data[i + 2 : i + 4], "big")
+        if marker in (0xC0, 0xC1, 0xC2):
+            return int.from_bytes(data[i + 7 : i + 9], "big"), int.from_bytes(data[i + 5 : i + 7], "big")
+        i += 2 + length
+    return None
+
+
+@tool(
+    read_only=True,
+    docs={
+        "image_format": "png or jpeg.",
+        "full_page": "Capture the whole scrollable page instead of the viewport.",
+        "path": "Absolute server path to write the image to (returned instead of image_base64).",
+        "original": "Keep the original resolution (requires path); otherwise the long side is at most 1568 px.",
+    },
+)
+async def browser_screenshot(
+    ctx: Ctx,
+    image_format: str = "png",
+    *,
+    full_page: bool = False,
+    path: str | None = None,
+    page_id: str | None = None,
+    original: bool = False,
+) -> dict[str, Any]:
+    """Screenshot of the viewport (or full page), downscaled so its long side is at most 1568 px."""
+    if image_format not in ("png", "jpeg"):
+        raise ToolError("invalid_params", "image_format must be 'png' or 'jpeg'.")
+    if original and path is None:
+        raise ToolError("invalid_params", "original=true requires a path.")
+    page = await ctx.page(page_id)
+
+    async def read() -> dict[str, Any]:
+        session = page.tab.session
+        metrics = await session.send("Page.getLayoutMetrics")
+        vp = metrics["cssVisualViewport"]
+        if full_page:
+            size = metrics["cssContentSize"]
+            x, y, w, h = 0.0, 0.0, float(size["width"]), float(size["height"])
+        else:
+            x, y, w, h = vp["pageX"], vp["pageY"], float(vp["clientWidth"]), float(vp["clientHeight"])
+        scale = 1.0 if original else min(1.0, MAX_IMAGE_SIDE / max(w, h, 1.0))
+        params: dict[str, Any] = {
+            "format": image_format,
+            "clip": {"x": x, "y": y, "width": w, "height": h, "scale": scale},
+            "captureBeyondViewport": full_page,
+        }
+        if image_format == "jpeg":
+            params["quality"] = 80
+        result = await session.send("Page.captureScreenshot", params, timeout=max(1.0, ctx.remaining()))
+        raw = base64.b64decode(result["data"])
+        size = image_size(raw)
+        data: dict[str, Any] = {
+            "image_format": image_format,
+            "width": size[0] if size else None,
+            "height": size[1] if size else None,
+            "source_width": round(w),
+            "source_height": round(h),
+            "original": original,
+        }
+        if path is not None:
+            _artifact(ctx, path, raw)
+            data["path"] = path
+        else:
+            data["image_base64"] = result["data"]
+        return data
+
+    return await ctx.guard(page, read)
+
+
+# ----- console, network, downloads ---------------------------------------------------------------
+
+
+def _limit(limit: int) -> None:
+    if not 1 <= limit <= 500:
+        raise ToolError("invalid_params", "limit must be between 1 and 500.")
+
+
+def _export(
+    ctx: Ctx, key: str, records: list[dict[str, Any]], meta: dict[str, Any], path: str | None
+) -> dict[str, Any]:
+    if path is None:
+        return {key: records, **meta}
+    _artifact(ctx, path, orjson.dumps({key: records, **meta}, option=orjson.OPT_INDENT_2))
+    return {"path": path, "count": len(records), **meta}
+
+
+@tool(
+    modal_exempt=True,
+    read_only=True,
+    docs={
+        "level": "Minimum level: debug < log = info < warning < error.",
+        "after": "Cursor from a previous call (omit for the oldest retained message).",
+        "limit": "At most this many messages (1-500).",
+        "path": "Absolute server path: write this page of messages as JSON there instead.",
+    },
+)
+async def browser_console_messages(
+    ctx: Ctx, level: str | None = None, *, after: str | None = None, limit: int = 100, path: str | None = None
+) -> dict[str, Any]:
+    """Console messages and uncaught errors of the instance's pages (all pages and navigations), paged by cursor."""
+    if level is not None and level not in LEVELS:
+        raise ToolError("invalid_params", f"level must be one of {', '.join(LEVELS)}.")
+    _limit(limit)
+    minimum = LEVELS[level] if level else 0
+    records, meta = ctx.instance.console.page(after, limit, lambda r: LEVELS.get(r["type"], 1) >= minimum)
+    return _export(ctx, "messages", records, meta, path)
+
+
+@tool(
+    modal_exempt=True,
+    read_only=True,
+    docs={
+        "url_filter": "Python regular expression searched in the URL.",
+        "static": "Include images, fonts, stylesheets, media and manifests.",
+        "after": "Cursor from a previous call.",
+        "limit": "At most this many records (1-500).",
+        "path": "Absolute server path: write this page as JSON there instead.",
+    },
+)
+async def browser_network_requests(
+    ctx: Ctx,
+    url_filter: str | None = None,
+    *,
+    static: bool = False,
+    after: str | None = None,
+    limit: int = 100,
+    path: str | None = None,
+) -> dict[str, Any]:
+    """Network requests of the instance's pages; a response or failure updates a record under a new sequence
+    (upsert by request_id)."""
+    _limit(limit)
+    try:
+        pattern = re.compile(url_filter) if url_filter else None
+    except re.error as exc:
+        raise ToolError("invalid_params", f"url_filter is not a valid regular expression: {exc}.") from None
+
+    def keep(record: dict[str, Any]) -> bool:
+        if not static and record["resource_type"] in STATIC_RESOURCE_TYPES:
+            return False
+        return pattern is None or pattern.search(record["url"]) is not None
+
+    records, meta = ctx.instance.network.page(after, limit, keep)
+    return _export(ctx, "requests", records, meta, path)
+
+
+@tool(modal_exempt=True, read_only=True, docs={"page_id": "Only downloads of this page (may be a closed page).",
+      "after": "Cursor from a previous call.", "limit": "At most this many records (1-500)."})  # fmt: skip
+async def browser_downloads(
+    ctx: Ctx, *, page_id: str | None = None, after: str | None = None, limit: int = 100
+) -> dict[str, Any]:
+    """Downloads the instance's pages started: detected, saving, saved or failed."""
+    _limit(limit)
+    inst = ctx.instance
+    if page_id is not None and page_id not in inst.known_page_ids:
+        raise ToolError("page_not_found", f"Page '{page_id}' never existed in instance '{inst.name}'.")
+    records, meta = inst.downloads.page(after, limit, lambda r: page_id is None or r["page_id"] == page_id)
+    return {"downloads": records, **meta}
+
+
+@tool(modal_exempt=True, docs={"download_id": "From browser_downloads or a download observation.",
+      "path": "Absolute server path to save the file to (may overwrite)."})  # fmt: skip
+async def browser_download_save(ctx: Ctx, download_id: str, path: str) -> dict[str, Any]:
+    """Save a download to a path, waiting for it to finish within the operation deadline."""
+    inst: Instance = ctx.instance
+    record = inst.downloads.get(download_id)
+    download = inst.download_objects.get(download_id)
+    if record is None or download is None:
+        raise ToolError("download_not_found", f"Download '{download_id}' is unknown or no longer retained.")
+    if not os.path.isabs(path):
+        raise ToolError("invalid_params", f"path '{path}' must be absolute.")
+    ctx.touch()
+    inst.set_download(download_id, status="saving")
+    try:
+        done = await inst.browser.wait_for_download(download_id, timeout=max(0.1, ctx.remaining() - 0.25))
+    except TimeoutError:
+        inst.set_download(download_id, status="detected")
+        raise ToolError(
+            "operation_timeout", "The download did not finish within the operation deadline."
+        ) from None
+    if done.state != "completed" or not done.path:
+        inst.set_download(download_id, status="failed", failure=done.state, available=False)
+        raise ToolError("download_failed", f"The download did not complete ({done.state}).")
+    ctx.op.artifact_write_started = True
+    try:
+        await asyncio.to_thread(shutil.copyfile, done.path, path)
+    except OSError as exc:
+        inst.set_download(download_id, status="failed", failure=str(exc))
+        raise ToolError(
+            "download_failed", f"Saving to '{path}' failed: {exc}. A partial file may remain."
+        ) from None
+    ctx.op.artifacts.append({"path": path})
+    inst.set_download(download_id, status="saved", path=path, available=True)
+    return {"download_id": download_id, "path": path}
+
+
+# ----- evaluate ----------------------------------------------------------------------------------
+
+
+@tool(docs={"expression": "JavaScript expression or function (e.g. `() => document.title`, `el => el.value`).",
+            "ref": "Pass this element as the function's argument.",
+            "selector": "Pass the first element matching this CSS selector as the argument."})  # fmt: skip
+async def browser_evaluate(
+    ctx: Ctx,
+    expression: str,
+    ref: str | None = None,
+    selector: str | None = None,
+    *,
+    page_id: str | None = None,
+    frame_id: str | None = None,
+) -> dict[str, Any]:
+    """Evaluate JavaScript in the page's own world (page globals visible); a function is called, with the
+    element when ref or selector is given. Non-serialisable results are null."""
+    if ref is not None and selector is not None:
+        raise ToolError("invalid_params", "Give either ref or selector, not both.")
+    page = await ctx.page(page_id)
+    cdp_frame, explicit = ctx.frame(page, frame_id)
+    node: NodeRef | None = (
+        await ctx.ref(page, ref, cdp_frame if explicit else None) if ref is not None else None
+    )
+    body = f"const __v = ({expression}\n);"
+    timeout = max(0.5, min(30.0, ctx.remaining() - 0.5))
+
+    async def action() -> dict[str, Any]:
+        try:
+            if node is None and selector is None:
+                session, context_id = _main_world(page, cdp_frame)
+                params: dict[str, Any] = {
+                    "expression": f"(async () => {{ {body} return typeof __v === 'function' ? await __v() : __v; }})()",
+                    "returnByValue": True,
+                    "awaitPromise": True,
+                    "userGesture": True,
+                }
+                if context_id is not None:
+                    params["contextId"] = context_id
+                result = await session.send("Runtime.evaluate", params, timeout=timeout)
+            else:
+                if node is not None:
+                    session = node.session
+                    world = page.main_worlds.get(node.frame_id)
+                    resolve: dict[str, Any] = {"backendNodeId": node.backend_node_id}
+                    if world is not None and world[0] is session:
+                        resolve["executionContextId"] = world[1]
+                    object_id = (await session.send("DOM.resolveNode", resolve))["object"]["objectId"]
+                else:
+                    assert selector is not None
+                    session, object_id = await _element_object(page, cdp_frame, selector, main_world=True)
+                result = await session.send(
+                    "Runtime.callFunctionOn",
+                    {
+                        "objectId": object_id,
+                        "functionDeclaration": f"async function() {{ {body} return typeof __v === 'function' ? await __v(this) : __v; }}",
+                        "returnByValue": True,
+                        "awaitPromise": True,
+                        "userGesture": True,
+                    },
+                    timeout=timeout,
+                )
+        except CommandTimeoutError:
+            raise ToolError("evaluation_failed", f"Evaluation did not finish within {timeout:g} s.") from None
+        except ProtocolError as exc:
+            if "serializ" in exc.message.lower() or "reference chain" in exc.message.lower():
+                return {"result": None}
+            raise ToolError("evaluation_failed", exc.message) from None
+        details = result.get("exceptionDetails")
+        if details:
+            exception = details.get("exception") or {}
+            raise ToolError(
+                "evaluation_failed", exception.get("description") or details.get("text") or "script failed"
+            )
+        return {"result": result.get("result", {}).get("value")}
+
+    return await ctx.run(page, action)
+
+
+@tool(docs={"code": "Python function body."})
+async def browser_run_code(ctx: Ctx, code: str, *, page_id: str | None = None) -> dict[str, Any]:
+    """Not supported: upstream runs Python against Playwright objects, which do not exist on this raw-CDP
+    engine. Use browser_evaluate for page JavaScript."""
+    raise ToolError(
+        "unsupported_capability",
+        "browser_run_code needs Playwright page/context objects, which this raw-CDP server does not have. "
+        "Use browser_evaluate to run JavaScript in the page.",
+    )
+
+
+# ----- verification ------------------------------------------------------------------------------
+
+
+@tool(read_only=True)
+async def browser_verify_element_visible(
+    ctx: Ctx, ref: str, *, page_id: str | None = None, frame_id: str | None = None
+) -> dict[str, Any]:
+    """Verify that the element is visible now (no waiting)."""
+    page = await ctx.page(page_id)
+    cdp_frame, explicit = ctx.frame(page, frame_id)
+    node = await ctx.ref(page, ref, cdp_frame if explicit else None)
+
+    async def read() -> dict[str, Any]:
+        if not await interact.call_on(node, VISIBLE):
+            raise ToolError("verification_failed", f"Element {ref} is not visible.")
+        return {"visible": True, "ref": ref}
+
+    return await ctx.guard(page, read)
+
+
+@tool(read_only=True, docs={"refs": "Refs that must all be visible.", "container_ref": "Container element ref.",
+      "items": "Texts that must each appear in a visible descendant of the container (case-insensitive)."})  # fmt: skip
+async def browser_verify_list_visible(
+    ctx: Ctx,
+    refs: list[str] | None = None,
+    container_ref: str | None = None,
+    items: list[str] | None = None,
+    *,
+    page_id: str | None = None,
+    frame_id: str | None = None,
+) -> dict[str, Any]:
+    """Verify that a list is visible: either every ref is visible, or every item text appears in the container."""
+    if (refs is None) == (container_ref is None):
+        raise ToolError("invalid_params", "Give either refs, or container_ref with items.")
+    if refs is not None and (not refs or items is not None):
+        raise ToolError("invalid_params", "refs must be a non-empty list and cannot be combined with items.")
+    if container_ref is not None and not items:
+        raise ToolError("invalid_params", "container_ref needs a non-empty items list.")
+    page = await ctx.page(page_id)
+    cdp_frame, explicit = ctx.frame(page, frame_id)
+    scope = cdp_frame if explicit else None
+    nodes = [await ctx.ref(page, r, scope) for r in refs] if refs is not None else []
+    container = await ctx.ref(page, container_ref, scope) if container_ref is not None else None
+
+    async def read() -> dict[str, Any]:
+        if container is None:
+            hidden = [n.ref for n in nodes if not await interact.call_on(n, VISIBLE)]
+            if hidden:
+                raise ToolError("verification_failed", f"Not visible: {', '.join(hidden)}.")
+            return {"visible_refs": [n.ref for n in nodes]}
+        missing = await interact.call_on(container, CONTAINS_VISIBLE, items)
+        if missing:
+            raise ToolError(
+                "verification_failed", f"Not visible in {container_ref}: {', '.join(map(repr, missing))}."
+            )
+        return {"container_ref": container_ref, "verified_items": items}
+
+    return await ctx.guard(page, read)
+
+
+@tool(read_only=True)
+async def browser_verify_text_visible(
+    ctx: Ctx, text: str, *, page_id: str | None = None, frame_id: str | None = None
+) -> dict[str, Any]:
+    """Verify that text is visible (case-insensitive substring), in the main frame or any child frame."""
+    if not text:
+        raise ToolError("invalid_params", "text must not be empty.")
+    page = await ctx.page(page_id)
+    cdp_frame, explicit = ctx.frame(page, frame_id)
+
+    async def read() -> dict[str, Any]:
+        frames = [cdp_frame] if explicit else [cdp_frame, *[f for f in page.tab.frames if f != cdp_frame]]
+        for fid in frames:
+            try:
+                if await call_in_frame(page, fid, TEXT_CHECK, [text, True, True]):
+                    return {"text": text, "visible": True}
+            except (ToolError, CDPEngineError):
+                if fid == cdp_frame:
+                    raise
+        raise ToolError("verification_failed", f"Text '{text}' is not visible.")
+
+    return await ctx.guard(page, read)
+
+
+@tool(read_only=True, docs={"expected_value": "Expected value; for checkbox/radio a checked state (true/false, yes/no…).",
+      "element_type": "text (input/textarea/select value), checkbox or radio (checked state)."})  # fmt: skip
+async def browser_verify_value(
+    ctx: Ctx,
+    ref: str,
+    expected_value: str,
+    element_type: Literal["text", "checkbox", "radio"] = "text",
+    *,
+    page_id: str | None = None,
+    frame_id: str | None = None,
+) -> dict[str, Any]:
+    """Verify an element's value (or checked state) equals the expected one."""
+    want: Any = coerce_bool(expected_value, "expected_value") if element_type != "text" else expected_value
+    page = await ctx.page(page_id)
+    cdp_frame, explicit = ctx.frame(page, frame_id)
+    node = await ctx.ref(page, ref, cdp_frame if explicit else None)
+
+    async def read() -> dict[str, Any]:
+        facts = await interact.call_on(node, VALUE_OF)
+        actual = facts["value"] if element_type == "text" else facts["checked"]
+        if actual != want:
+            raise ToolError(
+                "verification_failed", f"{ref} has {element_type} value {actual!r}, expected {want!r}."
+            )
+        return {"ref": ref, "value": actual, "element_type": element_type}
+
+    return await ctx.guard(page, read)
+
+
+# ----- locators, pdf -----------------------------------------------------------------------------
+
+
+def _q(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+@tool(
+    read_only=True,
+    docs={"selector": "CSS selector (instead of ref).", "element": "Human description (informational)."},
+)
+async def browser_generate_locator(
+    ctx: Ctx,
+    ref: str | None = None,
+    selector: str | None = None,
+    element: str | None = None,
+    *,
+    page_id: str | None = None,
+    frame_id: str | None = None,
+) -> dict[str, Any]:
+    """A stable locator for an element: a unique CSS `selector` (usable with this server's selector
+    parameters) plus Playwright's internal selector and Python syntax (test id > role+name > label >
+    placeholder > alt > title > text > CSS)."""
+    if (ref is None) == (selector is None):
+        raise ToolError("invalid_params", "Give exactly one of ref or selector.")
+    page = await ctx.page(page_id)
+    cdp_frame, explicit = ctx.frame(page, frame_id)
+    node = await ctx.ref(page, ref, cdp_frame if explicit else None) if ref is not None else None
+
+    async def read() -> dict[str, Any]:
+        if node is not None:
+            facts = await interact.call_on(node, LOCATOR_FACTS)
+            role, name = node.role, node.name
+        else:
+            assert selector is not None
+            session, object_id = await _element_object(page, cdp_frame, selector, main_world=False)
+            result = await session.send(
+                "Runtime.callFunctionOn",
+                {"objectId": object_id, "functionDeclaration": LOCATOR_FACTS, "returnByValue": True},
+            )
+            facts = result["result"]["value"]
+            described = await session.send("DOM.describeNode", {"objectId": object_id})
+            ax = await session.send(
+                "Accessibility.getPartialAXTree",
+                {"backendNodeId": described["node"]["backendNodeId"], "fetchRelatives": False},
+            )
+            raw = (ax.get("nodes") or [{}])[0]
+            role, name = (
+                str((raw.get("role") or {}).get("value") or ""),
+                " ".join(str((raw.get("name") or {}).get("value") or "").split()),
+            )
+        aria_role = _aria_role(role)
+        if facts["testid"]:
+            internal, python = (
+                f"internal:testid=[data-testid={_q(facts['testid'])}s]",
+                f"get_by_test_id({_q(facts['testid'])})",
+            )
+        elif aria_role and name:
+            internal, python = (
+                f"internal:role={aria_role}[name={_q(name)}i]",
+                f"get_by_role({_q(aria_role)}, name={_q(name)})",
+            )
+        elif facts["label"]:
+            internal, python = f"internal:label={_q(facts['label'])}i", f"get_by_label({_q(facts['label'])})"
+        elif facts["placeholder"]:
+            internal, python = (
+                f"internal:attr=[placeholder={_q(facts['placeholder'])}i]",
+                f"get_by_placeholder({_q(facts['placeholder'])})",
+            )
+        elif facts["alt"]:
+            internal, python = (
+                f"internal:attr=[alt={_q(facts['alt'])}i]",
+                f"get_by_alt_text({_q(facts['alt'])})",
+            )
+        elif facts["title"]:
+            internal, python = (
+                f"internal:attr=[title={_q(facts['title'])}i]",
+                f"get_by_title({_q(facts['title'])})",
+            )
+        elif facts["text"]:
+            internal, python = f"internal:text={_q(facts['text'])}i", f"get_by_text({_q(facts['text'])})"
+        else:
+            internal, python = facts["css"], f"locator({_q(facts['css'])})"
+        return {
+            "ref": ref,
+            "selector": facts["css"],
+            "internal_selector": internal,
+            "python_syntax": f"page.{python}",
+            "page_id": page.page_id,
+            "frame_id": page.frame_id(cdp_frame),
+        }
+
+    return await ctx.guard(page, read)
+
+
+def _aria_role(role: str) -> str | None:
+    mapped = map_role(role)
+    if not mapped or mapped in ("generic", "none", "presentation", "StaticText", "text"):
+        return None
+    return mapped
+
+
+@tool(docs={"file_path": "Absolute server path for the PDF (omit to get it as base64).",
+            "paper_format": "A3, A4, A5, Letter, Legal or Tabloid."})  # fmt: skip
+async def browser_pdf_save(
+    ctx: Ctx,
+    file_path: str | None = None,
+    paper_format: str = "A4",
+    *,
+    landscape: bool = False,
+    print_background: bool = False,
+) -> dict[str, Any]:
+    """Print the selected page to PDF (Chromium's Page.printToPDF, headless only)."""
+    if paper_format not in PAPER_INCHES:
+        raise ToolError("invalid_params", f"paper_format must be one of {', '.join(PAPER_INCHES)}.")
+    page = await ctx.page()
+    width, height = PAPER_INCHES[paper_format]
+
+    async def action() -> dict[str, Any]:
+        try:
+            result = await page.tab.session.send(
+                "Page.printToPDF",
+                {
+                    "paperWidth": width,
+                    "paperHeight": height,
+                    "landscape": landscape,
+                    "printBackground": print_background,
+                },
+                timeout=max(1.0, ctx.remaining() - 0.5),
+            )
+        except ProtocolError as exc:
+            raise ToolError(
+                "unsupported_capability", f"PDF printing failed: {exc.message} (needs headless Chromium)."
+            ) from None
+        raw = base64.b64decode(result["data"])
+        if file_path is not None:
+            _artifact(ctx, file_path, raw)
+            return {"path": file_path, "size_bytes": len(raw)}
+        return {"pdf_base64": result["data"], "size_bytes": len(raw)}
+
+    return await ctx.run(page, action)

@@ -1,0 +1,869 @@
+"""Named, isolated browser instances: their pages, frames, modal states and event streams.
+
+Isolation: by default every instance is its own browser context in one shared Chromium
+(separate cookies, storage, cache and downloads attribution; created in milliseconds). An
+instance that needs a process of its own — a persistent `profile_dir`, a different `headless`
+mode, or a server started with `isolation="process"` — gets a dedicated Chromium. Either way
+the instance is not an OS security boundary.
+
+Crash: an instance whose browser connection is gone, or whose pages have all crashed, is
+`crashed`; the next call that resolves it gets `instance_crashed` and the instance is evicted
+in the background. Nothing waits on a dead browser: its pending commands fail at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..browser import Browser, BrowserContext, Dialog, Download, Tab, launch
+from ..connection import CDPSession
+from ..errors import BrowserNotFoundError, CDPEngineError
+from ..refs import RefRegistry
+from .envelope import DEFAULT_MAX_RESULT_BYTES, MIN_MAX_RESULT_BYTES, ToolError
+from .events import EventStream, truncate_fields
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+log = logging.getLogger("cdp_engine.mcp")
+
+# Options upstream passes to Camoufox (Firefox): a value other than None/False asks for something Chromium
+# here does not do, so it is refused with unsupported_capability rather than silently ignored.
+CAMOUFOX_OPTIONS = (
+    "humanize", "block_webrtc", "block_webgl", "camoufox_os", "geoip", "firefox_user_prefs", "camoufox_args",
+    "enable_cache", "ff_version",
+)  # fmt: skip
+STATIC_RESOURCE_TYPES = frozenset({"image", "font", "stylesheet", "media", "manifest"})
+
+
+def _env(env: Mapping[str, str], name: str, default: Any, kind: Callable[[str], Any]) -> Any:
+    raw = env.get(f"BROWSER_MCP_{name}")
+    if raw is None or raw == "":
+        return default
+    try:
+        return kind(raw)
+    except ValueError:
+        raise ValueError(f"BROWSER_MCP_{name}={raw!r} is not a valid value") from None
+
+
+@dataclass
+class Config:
+    """Server limits; the environment names are upstream's `BROWSER_MCP_*`."""
+
+    max_instances: int = 10
+    operation_timeout: float = 60.0
+    max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES
+    event_buffer_size: int = 1000
+    close_timeout: float = 10.0
+    navigation_timeout: float = 30.0
+    wait_timeout: float = 30.0  # browser_wait_for text conditions
+    # How long an action that opened a dialog may keep waiting for a concurrent browser_handle_dialog
+    # before the call returns modal_state_blocked (the action keeps running and finishes once it is handled).
+    modal_grace: float = 1.0
+    idle_ttl: float = 0.0
+    reaper_interval: float = 30.0
+    headless: bool = True
+    isolation: Literal["context", "process"] = "context"
+    executable: str | None = None
+    window: tuple[int, int] = (1280, 720)
+    transport: str = "stdio"
+    host: str = "127.0.0.1"
+    port: int | None = None
+
+    def __post_init__(self) -> None:
+        self.max_result_bytes = max(MIN_MAX_RESULT_BYTES, self.max_result_bytes)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
+        env = os.environ if env is None else env
+        values = {
+            "max_instances": _env(env, "MAX_INSTANCES", 10, int),
+            "operation_timeout": _env(env, "OPERATION_TIMEOUT_SECONDS", 60.0, float),
+            "max_result_bytes": _env(env, "MAX_RESULT_BYTES", DEFAULT_MAX_RESULT_BYTES, int),
+            "event_buffer_size": _env(env, "EVENT_BUFFER_SIZE", 1000, int),
+            "close_timeout": _env(env, "CLOSE_TIMEOUT_SECONDS", 10.0, float),
+            "navigation_timeout": _env(env, "NAVIGATION_TIMEOUT_SECONDS", 30.0, float),
+            "wait_timeout": _env(env, "WAIT_TIMEOUT_SECONDS", 30.0, float),
+            "modal_grace": _env(env, "MODAL_GRACE_SECONDS", 1.0, float),
+            "idle_ttl": _env(env, "IDLE_TTL_SECONDS", 0.0, float),
+            "reaper_interval": _env(env, "REAPER_INTERVAL_SECONDS", 30.0, float),
+            "isolation": _env(env, "ISOLATION", "context", str),
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        if values["isolation"] not in ("context", "process"):
+            raise ValueError("isolation must be 'context' or 'process'")
+        return cls(**values)
+
+
+def _iso_now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+@dataclass
+class Modal:
+    """A pending dialog or file chooser that blocks the instance until it is handled."""
+
+    kind: Literal["dialog", "file_chooser"]
+    page: Page
+    dialog: Dialog | None = None
+    session: CDPSession | None = None
+    backend_node_id: int | None = None
+    mode: str = "selectSingle"
+    resolved: bool = False
+
+    @property
+    def pending(self) -> bool:
+        if self.resolved or not self.page.live:
+            return False
+        return not (self.dialog is not None and self.dialog.handled)
+
+    def describe(self) -> dict[str, Any]:
+        if self.dialog is not None:
+            return {
+                "type": "dialog",
+                "dialog_type": self.dialog.type,
+                "message": self.dialog.message,
+                "page_id": self.page.page_id,
+            }
+        return {
+            "type": "file_chooser",
+            "multiple": self.mode == "selectMultiple",
+            "page_id": self.page.page_id,
+        }
+
+    def blocking_message(self) -> str:
+        if self.dialog is not None:
+            return (
+                f"A '{self.dialog.type}' dialog is currently open with message '{self.dialog.message}'. "
+                "Call browser_handle_dialog to dismiss it before issuing other tools."
+            )
+        return (
+            "A file-chooser dialog is pending. Call browser_file_upload with the desired paths before "
+            "issuing other tools."
+        )
+
+
+class Page:
+    """One tab of an instance: a stable page_id, its refs and its frames' stable ids."""
+
+    def __init__(self, instance: Instance, tab: Tab) -> None:
+        self.instance = instance
+        self.tab = tab
+        self.page_id = str(uuid.uuid4())
+        self.refs = RefRegistry(tab, prefix="e")
+        self.ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._frame_ids: dict[str, str] = {}
+        self._cdp_frames: dict[str, str] = {}
+        self._sessions: set[str] = set()
+        self.main_worlds: dict[str, tuple[CDPSession, int]] = {}  # CDP frame id -> its page-script world
+
+    def track_worlds(self, session: CDPSession) -> None:
+        """Follow the default execution context of every frame this session runs (browser_evaluate uses them)."""
+
+        def created(params: dict[str, Any]) -> None:
+            context = params["context"]
+            aux = context.get("auxData") or {}
+            if aux.get("isDefault") and aux.get("frameId"):
+                self.main_worlds[aux["frameId"]] = (session, context["id"])
+
+        def destroyed(params: dict[str, Any]) -> None:
+            gone = params.get("executionContextId")
+            for fid, (sess, cid) in list(self.main_worlds.items()):
+                if sess is session and cid == gone:
+                    del self.main_worlds[fid]
+
+        def cleared(params: dict[str, Any]) -> None:
+            for fid, (sess, _) in list(self.main_worlds.items()):
+                if sess is session:
+                    del self.main_worlds[fid]
+
+        session.on("Runtime.executionContextCreated", created)
+        session.on("Runtime.executionContextDestroyed", destroyed)
+        session.on("Runtime.executionContextsCleared", cleared)
+
+    @property
+    def live(self) -> bool:
+        return not self.tab.closed and not self.tab.crashed
+
+    def frame_id(self, cdp_frame_id: str) -> str:
+        """The stable opaque id of a frame (minted on first sight, kept while the frame stays attached)."""
+        fid = self._frame_ids.get(cdp_frame_id)
+        if fid is None:
+            fid = str(uuid.uuid4())
+            self._frame_ids[cdp_frame_id] = fid
+            self._cdp_frames[fid] = cdp_frame_id
+        return fid
+
+    def cdp_frame(self, frame_id: str) -> str | None:
+        """The CDP frame id behind an opaque id, if that frame is still attached to this page."""
+        cdp = self._cdp_frames.get(frame_id)
+        if cdp is None or cdp not in self.tab.frames:
+            return None
+        return cdp
+
+    @property
+    def main_frame_id(self) -> str:
+        return self.frame_id(self.tab.main_frame_id)
+
+
+@dataclass
+class InstanceOptions:
+    headless: bool | str | None = None
+    proxy: dict[str, Any] | None = None
+    window: tuple[int, int] | None = None
+    block_images: bool = False
+    locale: str | None = None
+    profile_dir: str | None = None
+
+
+class Instance:
+    """A named session: one browser context (or process), its pages, modal states and event streams."""
+
+    def __init__(
+        self,
+        manager: InstanceManager,
+        name: str,
+        browser: Browser,
+        context: BrowserContext,
+        *,
+        owns_browser: bool,
+        options: InstanceOptions,
+    ) -> None:
+        self.manager = manager
+        self.name = name
+        self.instance_id = str(uuid.uuid4())
+        self.browser = browser
+        self.context = context
+        self.owns_browser = owns_browser
+        self.options = options
+        self.created_at = _iso_now()
+        self.last_used = time.monotonic()
+        self.pages: list[Page] = []
+        self.by_target: dict[str, Page] = {}
+        self.by_id: dict[str, Page] = {}
+        self.known_page_ids: set[str] = set()
+        self.selected: Page | None = None
+        # The tab Chromium shows in front. Input to a hidden tab is never acknowledged, so actions bring their
+        # page to the front first; this is Chromium's state, not the instance's selection.
+        self.front: Page | None = None
+        self.modals: list[Modal] = []
+        self.lock = asyncio.Lock()
+        self.recovery_lock = asyncio.Lock()
+        self.busy = 0
+        self.background: set[asyncio.Task[Any]] = set()
+        self.crashed_flag = False
+        self.suppress_blank = 0  # >0 while a temporary tab of our own is opening: not a page of the instance
+        self.closing = False
+        size = manager.config.event_buffer_size
+        self.console = EventStream("console", self.instance_id, size)
+        self.network = EventStream("network", self.instance_id, size)
+        self.downloads = EventStream("downloads", self.instance_id, size)
+        self.download_objects: dict[str, Download] = {}
+        self._modal_waiters: set[asyncio.Future[None]] = set()
+        self._console_n = 0
+        self._page_listeners: list[Callable[[Page], None]] = []
+
+    # ----- status -------------------------------------------------------------------------------
+
+    @property
+    def crashed(self) -> bool:
+        if not self.crashed_flag and (
+            self.browser.closed or (self.pages and all(p.tab.crashed for p in self.pages))
+        ):
+            self.crashed_flag = True
+        return self.crashed_flag
+
+    @property
+    def mode(self) -> str:
+        return "persistent" if self.options.profile_dir else "ephemeral"
+
+    def summary(self) -> dict[str, Any]:
+        selected = self.selected
+        return {
+            "name": self.name,
+            "instance_id": self.instance_id,
+            "status": "crashed" if self.crashed else "live",
+            "mode": self.mode,
+            "isolation": "process" if self.owns_browser else "context",
+            "profile_dir": self.options.profile_dir,
+            "page_count": len([p for p in self.pages if p.live]),
+            "active_url": selected.tab.url if selected is not None and selected.live else None,
+            "idle_seconds": round(time.monotonic() - self.last_used, 3),
+            "created_at": self.created_at,
+        }
+
+    # ----- pages --------------------------------------------------------------------------------
+
+    def owns_tab(self, tab: Tab) -> bool:
+        if tab.browser is not self.browser:
+            return False
+        return self.owns_browser or (tab.context_id is not None and tab.context_id == self.context.id)
+
+    def on_page(self, listener: Callable[[Page], None]) -> Callable[[], None]:
+        """listener(page) for every page adopted from now on (observations use it for popups)."""
+        self._page_listeners.append(listener)
+        return lambda: self._page_listeners.remove(listener) if listener in self._page_listeners else None
+
+    def adopt(self, tab: Tab) -> Page:
+        """Track a tab of this instance: hold its dialogs, intercept its file choosers, record its events."""
+        page = self.by_target.get(tab.target_id)
+        if page is not None:
+            return page
+        tab.dialog_policy = "hold"
+        page = Page(self, tab)
+        self.pages.append(page)
+        self.by_target[tab.target_id] = page
+        self.by_id[page.page_id] = page
+        self.known_page_ids.add(page.page_id)
+        self.front = page  # new tabs and popups open in front
+        tab.add_listener(lambda kind, payload: self._on_tab_event(page, kind, payload))
+        if tab.pending_dialog is not None:
+            self._add_modal(Modal("dialog", page, dialog=tab.pending_dialog))
+        task = asyncio.get_running_loop().create_task(self._setup_page(page))
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+        for listener in list(self._page_listeners):
+            listener(page)
+        return page
+
+    async def _setup_page(self, page: Page) -> None:
+        try:
+            await self._setup_session(page, page.tab.session, main=True)
+            for session in list(page.tab.frame_sessions.values()):
+                await self._setup_session(page, session, main=False)
+        except CDPEngineError as exc:
+            log.debug("page setup failed: %s", exc)
+        finally:
+            if not page.ready.done():
+                page.ready.set_result(None)
+
+    async def _setup_session(self, page: Page, session: CDPSession, *, main: bool) -> None:
+        if (session.id or "") in page._sessions or session.closed:
+            return
+        page._sessions.add(session.id or "")
+        page.track_worlds(session)
+        session.on("Page.fileChooserOpened", lambda p: self._on_file_chooser(page, session, p))
+        session.on("Runtime.consoleAPICalled", lambda p: self._on_console(page, p))
+        session.on("Runtime.exceptionThrown", lambda p: self._on_exception(page, p))
+        session.on("Network.requestWillBeSent", lambda p: self._on_request(page, p))
+        session.on("Network.responseReceived", lambda p: self._on_response(page, p))
+        session.on("Network.loadingFailed", lambda p: self._on_failed(page, p))
+        commands = [
+            session.send("Page.setInterceptFileChooserDialog", {"enabled": True}),
+            session.send("Runtime.enable"),
+            session.send("Network.enable"),
+        ]
+        opts = self.options
+        if main and opts.window is not None:
+            w, h = opts.window
+            commands.append(
+                session.send(
+                    "Emulation.setDeviceMetricsOverride",
+                    {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": False},
+                )
+            )
+        if opts.locale:
+            commands.append(session.send("Emulation.setLocaleOverride", {"locale": opts.locale}))
+        if opts.block_images:
+            session.on("Fetch.requestPaused", lambda p: _fail_request(session, p))
+            commands.append(
+                session.send(
+                    "Fetch.enable", {"patterns": [{"resourceType": "Image", "requestStage": "Request"}]}
+                )
+            )
+        results = await asyncio.gather(*commands, return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException) and not isinstance(result, CDPEngineError):
+                raise result
+
+    def _on_tab_event(self, page: Page, kind: str, payload: Any) -> None:
+        if kind == "dialog" and isinstance(payload, Dialog) and not payload.handled:
+            self._add_modal(Modal("dialog", page, dialog=payload))
+        elif kind == "download" and isinstance(payload, Download):
+            self._on_download(page, payload)
+        elif kind == "frame":
+            session = page.tab.frame_sessions.get(payload)
+            if session is not None and (session.id or "") not in page._sessions:
+                task = asyncio.get_running_loop().create_task(self._setup_session_quietly(page, session))
+                self.background.add(task)
+                task.add_done_callback(self.background.discard)
+        elif kind == "closed":
+            self._on_page_closed(page)
+        elif kind == "crashed":
+            self._notify_modal()
+
+    async def _setup_session_quietly(self, page: Page, session: CDPSession) -> None:
+        with contextlib.suppress(CDPEngineError):
+            await self._setup_session(page, session, main=False)
+
+    def _on_page_closed(self, page: Page) -> None:
+        if page not in self.pages:
+            return
+        index = self.pages.index(page)
+        self.pages.remove(page)
+        self.by_target.pop(page.tab.target_id, None)
+        self.by_id.pop(page.page_id, None)
+        if self.selected is page:
+            self.selected = self.pages[min(index, len(self.pages) - 1)] if self.pages else None
+        if self.front is page:
+            self.front = None
+        self._notify_modal()
+
+    def select(self, page: Page) -> None:
+        self.selected = page
+
+    async def bring_to_front(self, page: Page) -> None:
+        if self.front is not page:
+            with contextlib.suppress(CDPEngineError):
+                await page.tab.activate()
+            self.front = page
+
+    async def new_page(self, *, select: bool = True) -> Page:
+        """Open a blank tab in this instance (its page is adopted before this returns)."""
+        if self.owns_browser and self.context.id is None:
+            tab = await self.browser.new_tab()
+        else:
+            tab = await self.context.new_tab()
+        page = self.adopt(tab)
+        await page.ready
+        if select:
+            self.selected = page
+        return page
+
+    # ----- modal state --------------------------------------------------------------------------
+
+    def pending_modals(self) -> list[Modal]:
+        self.modals = [m for m in self.modals if m.pending]
+        return list(self.modals)
+
+    def _add_modal(self, modal: Modal) -> None:
+        self.modals.append(modal)
+        self._notify_modal()
+
+    def _notify_modal(self) -> None:
+        waiters, self._modal_waiters = self._modal_waiters, set()
+        for future in waiters:
+            if not future.done():
+                future.set_result(None)
+
+    def modal_changed(self) -> asyncio.Future[None]:
+        """A future set on the next modal change (opened, handled, page closed); drop it with forget_waiter."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._modal_waiters.add(future)
+        return future
+
+    def forget_waiter(self, future: asyncio.Future[None]) -> None:
+        self._modal_waiters.discard(future)
+
+    def resolved_modal(self, modal: Modal) -> None:
+        modal.resolved = True
+        self._notify_modal()
+
+    def _on_file_chooser(self, page: Page, session: CDPSession, params: dict[str, Any]) -> None:
+        modal = Modal(
+            "file_chooser",
+            page,
+            session=session,
+            backend_node_id=params.get("backendNodeId"),
+            mode=params.get("mode", "selectSingle"),
+        )
+        self._add_modal(modal)
+
+    # ----- event streams ------------------------------------------------------------------------
+
+    def _on_console(self, page: Page, params: dict[str, Any]) -> None:
+        kind = params.get("type", "log")
+        level = {
+            "warning": "warning",
+            "error": "error",
+            "info": "info",
+            "debug": "debug",
+            "assert": "error",
+        }.get(kind, "log")
+        text = " ".join(_remote_text(arg) for arg in params.get("args", []))
+        frames = (params.get("stackTrace") or {}).get("callFrames") or []
+        location = None
+        if frames:
+            top = frames[0]
+            location = {
+                "url": top.get("url", ""),
+                "line_number": top.get("lineNumber"),
+                "column_number": top.get("columnNumber"),
+            }
+        self._console_n += 1
+        record = {"type": level, "text": text, "location": location, "page_id": page.page_id}
+        self.console.upsert(f"c{self._console_n}", truncate_fields(record, ("text",)))
+
+    def _on_exception(self, page: Page, params: dict[str, Any]) -> None:
+        details = params.get("exceptionDetails") or {}
+        exception = details.get("exception") or {}
+        text = exception.get("description") or details.get("text") or "Uncaught exception"
+        self._console_n += 1
+        record = {"type": "error", "text": text, "location": None, "page_id": page.page_id}
+        self.console.upsert(f"c{self._console_n}", truncate_fields(record, ("text",)))
+
+    def _on_request(self, page: Page, params: dict[str, Any]) -> None:
+        rid = params["requestId"]
+        key = f"{page.page_id}:{rid}"
+        redirect = params.get("redirectResponse")
+        if redirect is not None:
+            previous = self.network.get(key)
+            if previous is not None:  # the earlier hop is final: keep it under its own key
+                self.network.records.pop(key, None)
+                hop = {**previous, "status": redirect.get("status")}
+                self.network.upsert(f"{key}:{previous['sequence']}", hop)
+        request = params.get("request") or {}
+        record = {
+            "url": request.get("url", ""),
+            "method": request.get("method", "GET"),
+            "status": None,
+            "resource_type": str(params.get("type") or "other").lower(),
+            "failure": None,
+            "request_id": rid,
+            "page_id": page.page_id,
+        }
+        self.network.upsert(key, truncate_fields(record, ("url",)))
+
+    def _on_response(self, page: Page, params: dict[str, Any]) -> None:
+        key = f"{page.page_id}:{params['requestId']}"
+        record = self.network.get(key)
+        if record is not None:
+            record = dict(record)
+            record["status"] = (params.get("response") or {}).get("status")
+            self.network.upsert(key, record)
+
+    def _on_failed(self, page: Page, params: dict[str, Any]) -> None:
+        key = f"{page.page_id}:{params['requestId']}"
+        record = self.network.get(key)
+        if record is not None:
+            record = dict(record)
+            record["failure"] = params.get("errorText") or (
+                "canceled" if params.get("canceled") else "failed"
+            )
+            self.network.upsert(key, record)
+
+    def _on_download(self, page: Page, download: Download) -> None:
+        existing = self.downloads.get(download.id)
+        self.download_objects[download.id] = download
+        if existing is None:
+            record: dict[str, Any] = {
+                "download_id": download.id,
+                "page_id": page.page_id,
+                "url": download.url,
+                "suggested_filename": download.suggested_filename,
+                "status": "detected",
+                "created_at": _iso_now(),
+                "available": False,
+            }
+        else:
+            record = dict(existing)
+        if download.state == "completed":
+            record["available"] = bool(download.path and Path(download.path).exists())
+        elif download.state == "canceled":
+            record["status"] = "failed"
+            record["failure"] = "canceled"
+            record["available"] = False
+        self.downloads.upsert(download.id, truncate_fields(record, ("url", "suggested_filename")))
+
+    def set_download(self, download_id: str, **changes: Any) -> dict[str, Any]:
+        record = dict(self.downloads.get(download_id) or {})
+        record.update(changes)
+        return self.downloads.upsert(download_id, record)
+
+
+def _fail_request(session: CDPSession, params: dict[str, Any]) -> None:
+    session.send(
+        "Fetch.failRequest", {"requestId": params["requestId"], "errorReason": "BlockedByClient"}
+    ).add_done_callback(lambda f: f.cancelled() or f.exception())
+
+
+def _remote_text(obj: dict[str, Any]) -> str:
+    if "value" in obj:
+        value = obj["value"]
+        return (
+            value if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+        )
+    if obj.get("type") == "undefined":
+        return "undefined"
+    return str(obj.get("description") or obj.get("unserializableValue") or obj.get("type", ""))
+
+
+class InstanceManager:
+    """Creates, finds and destroys instances under one cap; owns the shared Chromium unless given one."""
+
+    def __init__(self, config: Config | None = None, *, browser: Browser | None = None) -> None:
+        self.config = config or Config()
+        self._shared: Browser | None = browser
+        self._owns_shared = browser is None
+        self._shared_lock = asyncio.Lock()
+        self.instances: dict[str, Instance] = {}
+        self._reserved: dict[str, str] = {}  # name -> "launching" | "closing"
+        self._profiles: dict[str, str] = {}  # resolved profile dir -> instance name
+        self._evicting: dict[str, asyncio.Task[None]] = {}
+        self._unsubscribe: dict[int, Callable[[], None]] = {}
+        self.failed_launches: list[dict[str, Any]] = []
+        self.close_failed: list[dict[str, Any]] = []
+        self._reaper: asyncio.Task[None] | None = None
+        if browser is not None:
+            self._watch(browser)
+
+    # ----- browsers -----------------------------------------------------------------------------
+
+    def _watch(self, browser: Browser) -> None:
+        if id(browser) not in self._unsubscribe:
+            self._unsubscribe[id(browser)] = browser.on_tab(self._route_tab)
+
+    def _route_tab(self, tab: Tab) -> None:
+        for instance in list(self.instances.values()):
+            if instance.owns_tab(tab) and not instance.closing:
+                if instance.suppress_blank and not tab.opener_id:
+                    return
+                instance.adopt(tab)
+                return
+
+    async def _launch(
+        self, *, headless: bool, extra_args: list[str], window: tuple[int, int] | None
+    ) -> Browser:
+        try:
+            return await launch(
+                self.config.executable,
+                headless=headless,
+                args=extra_args,
+                window_size=window or self.config.window,
+                navigation_timeout=self.config.navigation_timeout,
+            )
+        except BrowserNotFoundError as exc:
+            raise ToolError("binary_not_found", f"Chromium could not be found: {exc}") from None
+
+    async def shared_browser(self) -> Browser:
+        async with self._shared_lock:
+            if self._shared is not None and not self._shared.closed:
+                return self._shared
+            if self._shared is not None and not self._owns_shared:
+                raise ToolError("instance_crashed", "The browser this server was given has closed.")
+            self._shared = await self._launch(headless=self.config.headless, extra_args=[], window=None)
+            self._watch(self._shared)
+            return self._shared
+
+    def _start_reaper(self) -> None:
+        if self.config.idle_ttl > 0 and self._reaper is None:
+            self._reaper = asyncio.get_running_loop().create_task(self._reap())
+
+    async def _reap(self) -> None:
+        while True:
+            await asyncio.sleep(self.config.reaper_interval)
+            now = time.monotonic()
+            for name, inst in list(self.instances.items()):
+                idle = now - inst.last_used > self.config.idle_ttl
+                if inst.busy == 0 and not inst.lock.locked() and (idle or inst.crashed):
+                    with contextlib.suppress(ToolError):
+                        await self.destroy(name)
+
+    # ----- lifecycle ----------------------------------------------------------------------------
+
+    async def create(self, name: str, **options: Any) -> Instance:
+        """A new instance; raises instance_already_exists, instance_limit_exceeded, profile_dir_in_use, ..."""
+        for key in CAMOUFOX_OPTIONS:
+            value = options.pop(key, None)
+            if value is not None and value is not False:
+                raise ToolError(
+                    "unsupported_capability",
+                    f"'{key}' is a Camoufox (Firefox) option; this server drives Chromium and does not support it.",
+                )
+        if not name:
+            raise ToolError("invalid_params", "Instance name must be a non-empty string.")
+        if name in self.instances or name in self._reserved:
+            raise ToolError("instance_already_exists", f"Instance '{name}' already exists.")
+        if len(self.instances) + len(self._reserved) >= self.config.max_instances:
+            raise ToolError(
+                "instance_limit_exceeded",
+                f"Instance limit of {self.config.max_instances} reached; destroy an instance first.",
+            )
+        opts = self._options(options)
+        profile_key = str(Path(opts.profile_dir).resolve()) if opts.profile_dir else None
+        if profile_key is not None and profile_key in self._profiles:
+            raise ToolError(
+                "profile_dir_in_use",
+                f"Profile directory '{opts.profile_dir}' is in use by instance '{self._profiles[profile_key]}'.",
+            )
+        self._reserved[name] = "launching"
+        if profile_key is not None:
+            self._profiles[profile_key] = name
+        try:
+            instance = await self._start_instance(name, opts)
+        except BaseException as exc:
+            self._reserved.pop(name, None)
+            if profile_key is not None:
+                self._profiles.pop(profile_key, None)
+            self.failed_launches.append({"name": name, "error": str(exc), "at": _iso_now()})
+            del self.failed_launches[:-20]
+            if isinstance(exc, ToolError | asyncio.CancelledError):
+                raise
+            if isinstance(exc, CDPEngineError):
+                raise ToolError("internal_error", f"Could not start the instance: {exc}") from exc
+            raise
+        self._reserved.pop(name, None)
+        self.instances[name] = instance
+        self._start_reaper()
+        return instance
+
+    def _options(self, options: dict[str, Any]) -> InstanceOptions:
+        headless = options.get("headless")
+        if headless == "virtual":
+            raise ToolError(
+                "unsupported_capability", "headless='virtual' (a virtual X display) is not supported."
+            )
+        proxy = options.get("proxy")
+        if proxy is not None:
+            if not isinstance(proxy, dict) or not proxy.get("server"):
+                raise ToolError(
+                    "invalid_params", "proxy needs a 'server', e.g. {'server': 'http://host:3128'}."
+                )
+            unknown = set(proxy) - {"server", "username", "password", "bypass"}
+            if unknown:
+                raise ToolError("invalid_params", f"Unknown proxy field(s): {', '.join(sorted(unknown))}.")
+            if proxy.get("username") or proxy.get("password"):
+                raise ToolError(
+                    "unsupported_capability",
+                    "Proxy credentials are not supported; use a proxy without authentication.",
+                )
+        window = options.get("window")
+        if window is not None:
+            if len(window) != 2 or not all(isinstance(v, int) and 100 <= v <= 10000 for v in window):
+                raise ToolError("invalid_params", "window must be [width, height] in CSS pixels (100-10000).")
+            window = (int(window[0]), int(window[1]))
+        return InstanceOptions(
+            headless=headless,
+            proxy=proxy,
+            window=window,
+            block_images=bool(options.get("block_images")),
+            locale=options.get("locale"),
+            profile_dir=options.get("profile_dir"),
+        )
+
+    async def _start_instance(self, name: str, opts: InstanceOptions) -> Instance:
+        headless = self.config.headless if opts.headless is None else bool(opts.headless)
+        dedicated = (
+            self.config.isolation == "process"
+            or opts.profile_dir is not None
+            or headless != self.config.headless
+        )
+        if not dedicated:
+            browser = await self.shared_browser()
+            proxy = opts.proxy or {}
+            context = await browser.new_context(
+                proxy_server=proxy.get("server"), proxy_bypass_list=proxy.get("bypass"), dialog_policy="hold"
+            )
+            return Instance(self, name, browser, context, owns_browser=False, options=opts)
+        args: list[str] = []
+        if opts.profile_dir:
+            Path(opts.profile_dir).mkdir(parents=True, exist_ok=True)
+            args.append(f"--user-data-dir={Path(opts.profile_dir).resolve()}")
+        if opts.proxy:
+            args.append(f"--proxy-server={opts.proxy['server']}")
+            if opts.proxy.get("bypass"):
+                args.append(f"--proxy-bypass-list={opts.proxy['bypass']}")
+        browser = await self._launch(headless=headless, extra_args=args, window=opts.window)
+        try:
+            browser.dialog_policy = "hold"
+            context = browser.default_context
+            instance = Instance(self, name, browser, context, owns_browser=True, options=opts)
+            # No page exists right after creation: close the start-up tab.
+            for tab in list(browser.tabs.values()):
+                await tab.close(timeout=self.config.close_timeout)
+            self._watch(browser)
+            return instance
+        except BaseException:
+            await browser.close()
+            raise
+
+    def resolve(self, name: str) -> Instance:
+        """The live instance called `name`; instance_not_found or instance_crashed (evicted in the background)."""
+        instance = self.instances.get(name)
+        if instance is None:
+            raise ToolError("instance_not_found", f"Instance '{name}' not found.")
+        if instance.crashed:
+            if name not in self._evicting:
+                self._evicting[name] = asyncio.get_running_loop().create_task(self._evict(name))
+            raise ToolError(
+                "instance_crashed",
+                f"Instance '{name}' crashed (its browser disconnected or all its pages crashed); it is being removed. "
+                "Create a new instance.",
+            )
+        instance.last_used = time.monotonic()
+        return instance
+
+    async def _evict(self, name: str) -> None:
+        try:
+            with contextlib.suppress(ToolError):
+                await self.destroy(name)
+        finally:
+            self._evicting.pop(name, None)
+
+    async def destroy(self, name: str) -> None:
+        """Remove the instance from listings, stop its work and close its context or process."""
+        instance = self.instances.get(name)
+        if instance is None:
+            evicting = self._evicting.get(name)
+            if evicting is not None and evicting is not asyncio.current_task():
+                await evicting  # a crashed instance being evicted: destroying it succeeds
+                return
+            raise ToolError("instance_not_found", f"Instance '{name}' not found.")
+        del self.instances[name]
+        self._reserved[name] = "closing"
+        instance.closing = True
+        try:
+            for task in list(instance.background):
+                task.cancel()
+            try:
+                async with asyncio.timeout(self.config.close_timeout):
+                    if instance.owns_browser:
+                        self._unsubscribe.pop(id(instance.browser), lambda: None)()
+                        await instance.browser.close()
+                    else:
+                        await instance.context.close()
+            except (TimeoutError, CDPEngineError) as exc:
+                self.close_failed.append(
+                    {"name": name, "instance_id": instance.instance_id, "error": str(exc) or "timeout"}
+                )
+                del self.close_failed[:-20]
+        finally:
+            self._reserved.pop(name, None)
+            if instance.options.profile_dir:
+                self._profiles.pop(str(Path(instance.options.profile_dir).resolve()), None)
+
+    def summaries(self) -> list[dict[str, Any]]:
+        return [inst.summary() for inst in self.instances.values()]
+
+    async def close(self) -> None:
+        """Destroy every instance and close the shared browser if this manager launched it."""
+        if self._reaper is not None:
+            self._reaper.cancel()
+        for name in list(self.instances):
+            with contextlib.suppress(ToolError):
+                await self.destroy(name)
+        for task in list(self._evicting.values()):
+            with contextlib.suppress(BaseException):
+                await task
+        for unsubscribe in self._unsubscribe.values():
+            unsubscribe()
+        self._unsubscribe.clear()
+        if self._owns_shared and self._shared is not None:
+            await self._shared.close()
+            self._shared = None
+
+    async def __aenter__(self) -> InstanceManager:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

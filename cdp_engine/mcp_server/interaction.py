@@ -1,0 +1,648 @@
+"""Interaction tools (by ref), coordinate mouse tools, and modal recovery (dialogs, file choosers).
+
+Actions go through `cdp_engine.interact`, the same trusted input the browser toolset uses:
+scroll into view, a hit-tested point, CDP Input events. Every action accepts `wait_for`
+(see observe.py). browser_handle_dialog and browser_file_upload run on the instance's
+recovery lock, so they can resolve a modal while the action that opened it still waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+from pathlib import Path
+from typing import Any, Literal
+
+from .. import interact
+from ..browser import Tab
+from ..errors import CDPEngineError
+from ..keys import ALT, CONTROL, META, SHIFT
+from ..refs import NodeRef
+from .envelope import ToolError
+from .instances import Modal, Page
+from .observe import WaitForSpec
+from .registry import Ctx, tool
+
+Button = Literal["left", "right", "middle"]
+Modifier = Literal["Alt", "Control", "ControlOrMeta", "Meta", "Shift"]
+ENTER_LOAD_WAIT = 2.0
+_TRUE = ("true", "1", "checked", "yes")
+_FALSE = ("false", "0", "unchecked", "no")
+
+FILL_PREPARE = """function() {
+  const el = this;
+  const tag = el.tagName;
+  if (tag === 'INPUT') {
+    const t = (el.getAttribute('type') || 'text').toLowerCase();
+    if (['checkbox', 'radio', 'file', 'button', 'submit', 'reset', 'image', 'hidden'].includes(t)) return 'input type=' + t;
+    if (el.disabled || el.readOnly) return 'read-only';
+    if (!['text', 'password', 'email', 'search', 'tel', 'url', 'number'].includes(t)) return 'set';
+    el.focus(); el.select(); return 'ok';
+  }
+  if (tag === 'TEXTAREA') { if (el.disabled || el.readOnly) return 'read-only'; el.focus(); el.select(); return 'ok'; }
+  if (el.isContentEditable) {
+    el.focus();
+    const r = document.createRange(); r.selectNodeContents(el);
+    const s = getSelection(); s.removeAllRanges(); s.addRange(r);
+    return 'ok';
+  }
+  return '<' + tag.toLowerCase() + '>';
+}"""
+SET_VALUE = """function(value) {
+  this.focus();
+  this.value = value;
+  this.dispatchEvent(new Event('input', {bubbles: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return this.value === value;
+}"""
+CARET_END = """function() {
+  const el = this;
+  el.focus();
+  if (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') {
+    try { const n = el.value.length; el.setSelectionRange(n, n); } catch (e) {}
+    return true;
+  }
+  if (el.isContentEditable) {
+    const r = document.createRange(); r.selectNodeContents(el); r.collapse(false);
+    const s = getSelection(); s.removeAllRanges(); s.addRange(r);
+    return true;
+  }
+  return false;
+}"""
+SELECT_OPTIONS = """function(values) {
+  const el = this;
+  if (el.tagName !== 'SELECT') return {error: 'not a <select> element'};
+  if (!el.multiple && values.length > 1) return {error: 'the <select> does not allow multiple selection'};
+  const options = [...el.options];
+  const missing = values.filter(v => !options.some(o => o.value === v));
+  if (missing.length) return {error: 'no option with value ' + missing.map(v => JSON.stringify(v)).join(', ')};
+  if (el.disabled) return {error: 'the <select> is disabled'};
+  for (const o of options) o.selected = values.includes(o.value);
+  el.dispatchEvent(new Event('input', {bubbles: true}));
+  el.dispatchEvent(new Event('change', {bubbles: true}));
+  return {selected: options.filter(o => o.selected).map(o => o.value)};
+}"""
+CHECK_STATE = """function() {
+  const el = this;
+  if (el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) return {checked: el.checked, kind: el.type};
+  const role = el.getAttribute('role');
+  if (['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio'].includes(role))
+    return {checked: el.getAttribute('aria-checked') === 'true', kind: role === 'radio' || role === 'menuitemradio' ? 'radio' : 'checkbox'};
+  return {checked: null, kind: el.tagName.toLowerCase()};
+}"""
+
+
+def modifiers_mask(modifiers: list[str] | None) -> int:
+    mask = 0
+    for name in modifiers or []:
+        if name == "ControlOrMeta":
+            mask |= META if sys.platform == "darwin" else CONTROL
+        else:
+            mask |= {"Alt": ALT, "Control": CONTROL, "Meta": META, "Shift": SHIFT}[name]
+    return mask
+
+
+def coerce_bool(value: Any, what: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in _TRUE:
+            return True
+        if lowered in _FALSE:
+            return False
+    raise ToolError(
+        "invalid_params",
+        f"{what}: {value!r} is not a checked state (true/false, yes/no, checked/unchecked, 1/0).",
+    )
+
+
+class LoadWatch:
+    """Armed before a key press; wait() gives a navigation the press started up to `timeout` for DOMContentLoaded."""
+
+    def __init__(self, tab: Tab) -> None:
+        self.tab = tab
+        self.started = False
+        main = tab.main_frame_id
+        frame = tab.frames.get(main)
+        self.loader = frame.loader_id if frame else ""
+
+        def on_start(params: dict[str, Any]) -> None:
+            if params.get("frameId") == main:
+                self.started = True
+
+        self._unsubs = [
+            tab.session.on("Page.frameRequestedNavigation", on_start),
+            tab.session.on("Page.frameStartedLoading", on_start),
+        ]
+
+    async def wait(self, timeout: float) -> None:
+        try:
+            await asyncio.sleep(0)  # events already received are dispatched first
+            tab = self.tab
+            frame = tab.frames.get(tab.main_frame_id)
+            if not self.started and (frame is None or frame.loader_id == self.loader):
+                return
+
+            def loaded() -> bool:
+                f = tab.frames.get(tab.main_frame_id)
+                return f is not None and f.loader_id != self.loader and "DOMContentLoaded" in f.lifecycle
+
+            with contextlib.suppress(TimeoutError, CDPEngineError):
+                await tab.wait_for_condition(loaded, timeout)
+        finally:
+            for unsub in self._unsubs:
+                unsub()
+
+
+async def fill(tab: Tab, node: NodeRef, text: str) -> None:
+    """Replace the element's value at once (select all, then insert): trusted input events, no keystrokes."""
+    kind = await interact.call_on(node, FILL_PREPARE)
+    if kind == "set":
+        await interact.call_on(node, SET_VALUE, text)
+        return
+    if kind != "ok":
+        raise ToolError(
+            "invalid_params",
+            f"{node.ref} cannot be filled ({kind}); use an input, textarea or contenteditable.",
+        )
+    if text:
+        await tab.session.send("Input.insertText", {"text": text})
+    else:
+        await interact.press(tab, "Delete", implied_shift=False)
+
+
+async def append(tab: Tab, node: NodeRef, text: str) -> None:
+    """Put the caret at the end and type the text key by key."""
+    if not await interact.call_on(node, CARET_END):
+        raise ToolError(
+            "invalid_params", f"{node.ref} is not editable; use an input, textarea or contenteditable."
+        )
+    await interact.type_text(tab, text)
+
+
+async def select_values(node: NodeRef, values: list[str]) -> list[str]:
+    result = await interact.call_on(node, SELECT_OPTIONS, values)
+    if "error" in result:
+        raise ToolError("invalid_params", f"Cannot select on {node.ref}: {result['error']}.")
+    return list(result["selected"])
+
+
+async def set_checked(tab: Tab, node: NodeRef, want: bool) -> None:
+    state = await interact.call_on(node, CHECK_STATE)
+    if state["checked"] is None:
+        raise ToolError("invalid_params", f"{node.ref} is not a checkbox or radio (it is <{state['kind']}>).")
+    if state["checked"] == want:
+        return
+    if state["kind"] == "radio" and not want:
+        raise ToolError(
+            "invalid_params", f"{node.ref} is a radio button: check another one instead of unchecking it."
+        )
+    x, y = await interact.point_of(tab, node)
+    await interact.click(tab, x, y)
+
+
+# ----- ref-based actions -------------------------------------------------------------------------
+
+
+@tool(
+    docs={
+        "double_click": "Double-click instead of a single click.",
+        "modifiers": "Modifier keys held during the click.",
+    }
+)
+async def browser_click(
+    ctx: Ctx,
+    ref: str,
+    *,
+    double_click: bool = False,
+    button: Button = "left",
+    modifiers: list[Modifier] | None = None,
+    page_id: str | None = None,
+    frame_id: str | None = None,
+    wait_for: WaitForSpec | None = None,
+) -> dict[str, Any]:
+    """Click an element by ref: scrolled into view, clicked at a visible point with trusted mouse events."""
+    page = await ctx.page(page_id)
+    cdp_frame, explicit = ctx.frame(page, frame_id)
+    node = await ctx.ref(page, ref, cdp_frame if explicit else None)
+    mask = modifiers_mask(modifiers)
+
+    async def action() -> dict[str, Any]:
+        x, y = await interact.point_of(page.tab, node)
+        await interact.click(
+            page.tab, x, y, button=button, click_count=2 if double_click else 1, modifiers=mask
+        )
+        return {"clicked": ref}
+
+    return await ctx.run(page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit)
+
+
+def _spec(wait_for: Any) -> dict[str, Any] | None:
+    return wait_for if isinstance(wait_for, dict) else None
+
+
+@tool(
+    docs={
+        "text": "Text to type.",
+        "clear_first": "Replace the current value at once (default); false appends with keystrokes.",
+        "submit": "Press Enter afterwards (then wait up to 2 s for a page load it starts).",
+    }
+)
+async def browser_type(
+    ctx: Ctx,
+    ref: str,
+    text: str,
+    *,
+    clear_first: bool = True,
+    submit: bool = False,
+    page_id: str | None = None,
+    frame_id: str | None = None,
+    wait_for: WaitForSpec | None = None,
+) -> dict[str, Any]:
+    """Type text into an editable element by ref."""
+    page = await ctx.page(page_id)
+    cdp_frame, explicit = ctx.frame(page, frame_id)
+    node = await ctx.ref(page, ref, cdp_frame if explicit else None)
+
+    async def action() -> dict[str, Any]:
+        tab = page.tab
+        if clear_first:
+            await fill(tab, node, text)
+        else:
+            await append(tab, node, text)
+        if submit:
+            watch = LoadWatch(tab) if wait_for is None else None
+            await interact.press(tab, "Enter", implied_shift=False)
+            if watch is not None:
+                await watch.wait(min(ENTER_LOAD_WAIT, ctx.remaining()))
+        return {"typed_into": ref}
+
+    return await ctx.run(page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit)
+
+
+@tool(docs={"fields": "[{ref, value, type?}] with type textbox (default), checkbox, radio or combobox."})
+async def browser_fill_form(
+    ctx: Ctx,
+    fields: list[dict[str, Any]],
+    *,
+    page_id: str | None = None,
+    frame_id: str | None = None,
+    wait_for: WaitForSpec | None = None,
+) -> dict[str, Any]:
+    """Fill several fields in order; stops at the first failing field (earlier fields keep their values)."""
+    if not fields:
+        raise ToolError("invalid_params", "fields must not be empty.")
+    for i, field in enumerate(fields):
+        unknown = set(field) - {"ref", "value", "type", "name"}
+        if unknown:
+            raise ToolError(
+                "invalid_params", f"fields[{i}] has unknown key(s): {', '.join(sorted(unknown))}."
+            )
+        if not isinstance(field.get("ref"), str):
+            raise ToolError("invalid_params", f"fields[{i}].ref is required (a string).")
+        kind = field.get("type", "textbox")
+        if kind not in ("textbox", "checkbox", "radio", "combobox"):
+            raise ToolError(
+                "invalid_params", f"fields[{i}].type must be textbox, checkbox, radio or combobox."
+            )
+        value = field.get("value")
+        if kind in ("checkbox", "radio"):
+            coerce_bool(value, f"fields[{i}].value")
+        elif not isinstance(value, str):
+            raise ToolError("invalid_params", f"fields[{i}].value must be a string for type {kind}.")
+    page = await ctx.page(page_id)
+    cdp_frame, explicit = ctx.frame(page, frame_id)
+    await ctx.ref(
+        page, fields[0]["ref"], cdp_frame if explicit else None
+    )  # a stale first ref changes nothing
+
+    async def action() -> dict[str, Any]:
+        tab = page.tab
+        filled = 0
+        for field in fields:
+            try:
+                node = await ctx.ref(page, field["ref"], cdp_frame if explicit else None)
+                kind = field.get("type", "textbox")
+                if kind == "textbox":
+                    await fill(tab, node, field["value"])
+                elif kind == "combobox":
+                    await select_values(node, [field["value"]])
+                else:
+                    await set_checked(tab, node, coerce_bool(field["value"], "value"))
+            except ToolError as exc:
+                raise ToolError(
+                    exc.error_type,
+                    f"Field {filled + 1} ({field['ref']}): {exc.message}",
+                    data={"filled_count": filled},
+                ) from None
+            filled += 1
+        return {"filled_count": filled}
+
+    return await ctx.run(page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit)
+
+
+@tool(docs={"value": "Option value attribute(s) to select (not the label); a list for a multi-select."})
+async def browser_select_option(
+    ctx: Ctx,
+    ref: str,
+    value: str | list[str],
+    *,
+    page_id: str | None = None,
+    frame_id: str | None = None,
+    wait_for: WaitForSpec | None = None,
+) -> dict[str, Any]:
+    """Select option(s) of a <select> by their value attribute; fires input and change."""
+    page = await ctx.page(page_id)
+    cdp_frame, explicit = ctx.frame(page, frame_id)
+    node = await ctx.ref(page, ref, cdp_frame if explicit else None)
+    values = [value] if isinstance(value, str) else list(value)
+
+    async def action() -> dict[str, Any]:
+        await select_values(node, values)
+        return {"selected": value}
+
+    return await ctx.run(page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit)
+
+
+@tool()
+async def browser_hover(
+    ctx: Ctx,
+    ref: str,
+    *,
+    page_id: str | None = None,
+    frame_id: str | None = None,
+    wait_for: WaitForSpec | None = None,
+) -> dict[str, Any]:
+    """Move the mouse over an element by ref."""
+    page = await ctx.page(page_id)
+    cdp_frame, explicit = ctx.frame(page, frame_id)
+    node = await ctx.ref(page, ref, cdp_frame if explicit else None)
+
+    async def action() -> dict[str, Any]:
+        x, y = await interact.point_of(page.tab, node)
+        await interact.move(page.tab, x, y)
+        return {"hovered": ref}
+
+    return await ctx.run(page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit)
+
+
+@tool(docs={"source_ref": "Ref of the element to drag.", "target_ref": "Ref of the element to drop on."})
+async def browser_drag(
+    ctx: Ctx,
+    source_ref: str,
+    target_ref: str,
+    *,
+    page_id: str | None = None,
+    frame_id: str | None = None,
+    wait_for: WaitForSpec | None = None,
+) -> dict[str, Any]:
+    """Drag one element onto another: press on the source, move to the target's centre, release."""
+    page = await ctx.page(page_id)
+    cdp_frame, explicit = ctx.frame(page, frame_id)
+    source = await ctx.ref(page, source_ref, cdp_frame if explicit else None)
+    target = await ctx.ref(page, target_ref, cdp_frame if explicit else None)
+
+    async def action() -> dict[str, Any]:
+        x0, y0 = await interact.point_of(page.tab, source)
+        x1, y1 = await interact.point_of(page.tab, target, check_hit=False)
+        await interact.drag(page.tab, x0, y0, x1, y1)
+        return {"dragged": source_ref, "to": target_ref}
+
+    return await ctx.run(page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit)
+
+
+@tool(docs={"key": "Playwright key syntax: Enter, Tab, Escape, ArrowDown, Control+A, Shift+Tab, a."})
+async def browser_press_key(
+    ctx: Ctx, key: str, *, page_id: str | None = None, wait_for: WaitForSpec | None = None
+) -> dict[str, Any]:
+    """Press a key or chord on the focused element (Enter waits up to 2 s for a page load it starts)."""
+    if not key:
+        raise ToolError("invalid_params", "key must not be empty.")
+    page = await ctx.page(page_id)
+    chord = key.replace("ControlOrMeta", "Meta" if sys.platform == "darwin" else "Control")
+    from ..keys import parse_chord
+
+    parse_chord(chord, implied_shift=False)  # an unknown key is invalid_params before anything is pressed
+
+    async def action() -> dict[str, Any]:
+        tab = page.tab
+        watch = LoadWatch(tab) if wait_for is None and chord.split("+")[-1] in ("Enter", "Return") else None
+        await interact.press(tab, chord, implied_shift=False)
+        if watch is not None:
+            await watch.wait(min(ENTER_LOAD_WAIT, ctx.remaining()))
+        return {"pressed": key}
+
+    return await ctx.run(page, action, wait_for=_spec(wait_for))
+
+
+# ----- coordinate mouse tools --------------------------------------------------------------------
+
+
+@tool(docs={"x": "Viewport X in CSS px.", "y": "Viewport Y in CSS px.", "click_count": "2 for a double click.",
+            "delay_ms": "Milliseconds between press and release."})  # fmt: skip
+async def browser_mouse_click_xy(
+    ctx: Ctx,
+    x: float,
+    y: float,
+    button: Button = "left",
+    click_count: int = 1,
+    delay_ms: int = 0,
+    *,
+    page_id: str | None = None,
+    wait_for: WaitForSpec | None = None,
+) -> dict[str, Any]:
+    """Click at viewport coordinates (main-frame CSS pixels, (0,0) top-left)."""
+    if not 1 <= click_count <= 3 or delay_ms < 0 or delay_ms > 10000:
+        raise ToolError("invalid_params", "click_count must be 1-3 and delay_ms 0-10000.")
+    page = await ctx.page(page_id)
+
+    async def action() -> dict[str, Any]:
+        tab = page.tab
+        if delay_ms == 0:
+            await interact.click(tab, x, y, button=button, click_count=click_count)
+        else:
+            await interact.move(tab, x, y)
+            for n in range(1, click_count + 1):
+                await interact.down(tab, button, click_count=n)
+                await asyncio.sleep(delay_ms / 1000)
+                await interact.up(tab, button, click_count=n)
+        return {"clicked_at": [x, y], "button": button}
+
+    return await ctx.run(page, action, wait_for=_spec(wait_for))
+
+
+@tool(docs={"x": "Viewport X in CSS px.", "y": "Viewport Y in CSS px."})
+async def browser_mouse_move_xy(
+    ctx: Ctx, x: float, y: float, *, page_id: str | None = None
+) -> dict[str, Any]:
+    """Move the mouse to viewport coordinates (use before browser_mouse_wheel to target a container)."""
+    page = await ctx.page(page_id)
+
+    async def action() -> dict[str, Any]:
+        await interact.move(page.tab, x, y)
+        return {"moved_to": [x, y]}
+
+    return await ctx.run(page, action)
+
+
+@tool()
+async def browser_mouse_down(
+    ctx: Ctx, button: Button = "left", *, page_id: str | None = None
+) -> dict[str, Any]:
+    """Press a mouse button at the current position."""
+    page = await ctx.page(page_id)
+
+    async def action() -> dict[str, Any]:
+        await interact.down(page.tab, button)
+        return {"button_down": button}
+
+    return await ctx.run(page, action)
+
+
+@tool()
+async def browser_mouse_up(
+    ctx: Ctx, button: Button = "left", *, page_id: str | None = None
+) -> dict[str, Any]:
+    """Release a mouse button at the current position (the button pressed with browser_mouse_down)."""
+    page = await ctx.page(page_id)
+
+    async def action() -> dict[str, Any]:
+        await interact.up(page.tab, button)
+        return {"button_up": button}
+
+    return await ctx.run(page, action)
+
+
+@tool()
+async def browser_mouse_drag_xy(
+    ctx: Ctx,
+    from_x: float,
+    from_y: float,
+    to_x: float,
+    to_y: float,
+    *,
+    page_id: str | None = None,
+    wait_for: WaitForSpec | None = None,
+) -> dict[str, Any]:
+    """Drag with the left button from one viewport point to another (released even on failure)."""
+    page = await ctx.page(page_id)
+
+    async def action() -> dict[str, Any]:
+        await interact.drag(page.tab, from_x, from_y, to_x, to_y)
+        return {"from": [from_x, from_y], "to": [to_x, to_y]}
+
+    return await ctx.run(page, action, wait_for=_spec(wait_for))
+
+
+@tool(docs={"delta_x": "CSS px, positive scrolls right.", "delta_y": "CSS px, positive scrolls down."})
+async def browser_mouse_wheel(
+    ctx: Ctx,
+    delta_x: float = 0,
+    delta_y: float = 0,
+    *,
+    page_id: str | None = None,
+    wait_for: WaitForSpec | None = None,
+) -> dict[str, Any]:
+    """Scroll with the mouse wheel at the current cursor position."""
+    if delta_x == 0 and delta_y == 0:
+        raise ToolError("invalid_params", "At least one of delta_x and delta_y must be non-zero.")
+    page = await ctx.page(page_id)
+
+    async def action() -> dict[str, Any]:
+        state = interact.mouse_state(page.tab)
+        await interact.wheel(page.tab, state.x, state.y, delta_x, delta_y)
+        return {"scrolled": [delta_x, delta_y]}
+
+    return await ctx.run(page, action, wait_for=_spec(wait_for))
+
+
+# ----- modal recovery ----------------------------------------------------------------------------
+
+
+def _oldest(ctx: Ctx, kind: str, page_id: str | None) -> Modal | None:
+    inst = ctx.instance
+    if page_id is not None:
+        page = inst.by_id.get(page_id)
+        if page is None or not page.live:
+            raise ToolError("page_not_found", f"Page '{page_id}' is not open in instance '{inst.name}'.")
+    for modal in inst.pending_modals():
+        if modal.kind == kind and (page_id is None or modal.page.page_id == page_id):
+            return modal
+    return None
+
+
+@tool(lock="recovery", modal_exempt=True, docs={"accept": "Accept (OK) or dismiss (Cancel).",
+      "prompt_text": "Text to answer a prompt() with (prompts only)."})  # fmt: skip
+async def browser_handle_dialog(
+    ctx: Ctx, *, accept: bool, prompt_text: str | None = None, page_id: str | None = None
+) -> dict[str, Any]:
+    """Accept or dismiss the oldest pending JavaScript dialog (alert, confirm, prompt, beforeunload)."""
+    modal = _oldest(ctx, "dialog", page_id)
+    if modal is None or modal.dialog is None:
+        raise ToolError("modal_state_blocked", "no dialog is currently pending")
+    page: Page = modal.page
+    ctx.op.page_id = page.page_id
+    dialog = modal.dialog
+    ctx.touch()
+    text = prompt_text if dialog.type == "prompt" else None
+    tab = page.tab
+    if tab.pending_dialog is dialog:
+        await tab.handle_dialog(accept, text)
+    else:
+        await tab._answer_dialog(dialog, accept, text)
+    ctx.instance.resolved_modal(modal)
+    return {
+        "action": "accepted" if accept else "dismissed",
+        "dialog_type": dialog.type,
+        "message": dialog.message,
+    }
+
+
+@tool(
+    lock="recovery",
+    modal_exempt=True,
+    docs={"paths": "Absolute file paths on the server; omit or [] to cancel."},
+)
+async def browser_file_upload(
+    ctx: Ctx, paths: list[str] | None = None, *, page_id: str | None = None
+) -> dict[str, Any]:
+    """Resolve the oldest pending file chooser with these files (or cancel it)."""
+    modal = _oldest(ctx, "file_chooser", page_id)
+    if modal is None or modal.session is None:
+        raise ToolError("modal_state_blocked", "no file chooser is currently pending")
+    ctx.op.page_id = modal.page.page_id
+    if not paths:
+        ctx.touch()
+        ctx.instance.resolved_modal(modal)
+        with contextlib.suppress(CDPEngineError):
+            await _dispatch_cancel(modal)
+        return {"cancelled": True}
+    for path in paths:
+        if not os.path.isabs(path):
+            raise ToolError("invalid_params", f"'{path}' is not an absolute path.")
+        if not Path(path).is_file():
+            raise ToolError("invalid_params", f"'{path}' does not exist or is not a file.")
+    if len(paths) > 1 and modal.mode != "selectMultiple":
+        raise ToolError("invalid_params", "The file input accepts a single file.")
+    ctx.touch()
+    await modal.session.send(
+        "DOM.setFileInputFiles", {"files": list(paths), "backendNodeId": modal.backend_node_id}
+    )
+    ctx.instance.resolved_modal(modal)
+    return {"uploaded_count": len(paths)}
+
+
+async def _dispatch_cancel(modal: Modal) -> None:
+    assert modal.session is not None
+    resolved = await modal.session.send("DOM.resolveNode", {"backendNodeId": modal.backend_node_id})
+    object_id = resolved["object"]["objectId"]
+    await modal.session.send(
+        "Runtime.callFunctionOn",
+        {
+            "objectId": object_id,
+            "functionDeclaration": "function() { this.dispatchEvent(new Event('cancel', {bubbles: true})); }",
+        },
+    )

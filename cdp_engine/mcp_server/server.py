@@ -1,0 +1,154 @@
+"""Serve the tool surface with the official `mcp` SDK (low-level `Server`): stdio, or streamable HTTP.
+
+Each tool result carries the envelope twice: as JSON text content (what every client shows the
+model) and as structured content; `isError` is set when the envelope's status is "error".
+A screenshot's image is also attached as image content, so clients can render it.
+
+HTTP listens on 127.0.0.1 and requires `Authorization: Bearer <token>` on every request.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import logging
+import secrets
+import socket
+import sys
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from .instances import Config, InstanceManager
+from .tools import BrowserTools
+
+log = logging.getLogger("cdp_engine.mcp")
+
+INSTRUCTIONS = (
+    "Browser automation over Chromium. Create an instance (browser_create_instance), navigate, take a "
+    "browser_snapshot and act on its [ref=eN] elements. Every result is an envelope {status, instance, data | "
+    "error_type, message, operation}; read operation.outcome/retry before repeating a mutation."
+)
+
+Scope = MutableMapping[str, Any]
+ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
+
+
+def _require_sdk() -> None:
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        raise SystemExit("The MCP server needs the optional extra: pip install 'cdp-engine[mcp]'") from None
+
+
+def build_server(tools: BrowserTools) -> Any:
+    """A low-level `mcp.server.Server` whose tools are the BrowserTools surface."""
+    _require_sdk()
+    import mcp_types as types
+    from mcp.server import Server
+
+    from .. import __version__
+
+    listing = [
+        types.Tool(
+            name=spec["name"],
+            description=spec["description"],
+            input_schema=spec["inputSchema"],
+            annotations=types.ToolAnnotations(read_only_hint=spec["annotations"]["readOnlyHint"]),
+        )
+        for spec in tools.list_tools()
+    ]
+    schemas = {tool.name: tool.input_schema for tool in listing}
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=listing)
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        envelope, raw = await tools.call_raw(params.name, dict(params.arguments or {}))
+        content: list[Any] = [types.TextContent(type="text", text=raw.decode())]
+        data = envelope.get("data") or {}
+        if envelope["status"] == "success" and isinstance(data.get("image_base64"), str):
+            mime = "image/png" if data.get("image_format") == "png" else "image/jpeg"
+            content.append(types.ImageContent(type="image", data=data["image_base64"], mime_type=mime))
+        return types.CallToolResult(
+            content=content, structured_content=envelope, is_error=envelope["status"] == "error"
+        )
+
+    return Server(
+        "cdp-engine",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        get_tool_input_schema=schemas.get,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+async def serve_stdio(config: Config) -> None:
+    """Serve over stdin/stdout until the client closes it."""
+    _require_sdk()
+    from mcp.server.stdio import stdio_server
+
+    config.transport = "stdio"
+    async with InstanceManager(config) as manager:
+        server = build_server(BrowserTools(manager))
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+class BearerAuth:
+    """ASGI middleware: every HTTP request needs `Authorization: Bearer <token>` (constant-time compare)."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            headers = dict(scope.get("headers") or [])
+            if not hmac.compare_digest(headers.get(b"authorization", b""), self.expected):
+                body = b'{"error": "unauthorized: send Authorization: Bearer <token>"}'
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def http_app(tools: BrowserTools, token: str, host: str = "127.0.0.1") -> Any:
+    """The streamable HTTP ASGI app at /mcp, behind the bearer token."""
+    server = build_server(tools)
+    return BearerAuth(server.streamable_http_app(host=host), token)
+
+
+async def serve_http(
+    config: Config, *, host: str = "127.0.0.1", port: int = 8931, token: str | None = None
+) -> None:
+    """Serve streamable HTTP at http://host:port/mcp; prints the URL (and a generated token) to stderr."""
+    _require_sdk()
+    import uvicorn
+
+    if not token:
+        token = secrets.token_urlsafe(32)
+        print(f"cdp-engine mcp: bearer token (generated): {token}", file=sys.stderr, flush=True)
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    sock.setblocking(False)
+    actual = sock.getsockname()[1]
+    config.transport, config.host, config.port = "streamable-http", host, actual
+    shown = f"[{host}]" if ":" in host else host
+    async with InstanceManager(config) as manager:
+        app = http_app(BrowserTools(manager), token, host)
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+        print(f"cdp-engine mcp: listening on http://{shown}:{actual}/mcp", file=sys.stderr, flush=True)
+        try:
+            await server.serve(sockets=[sock])
+        finally:
+            with contextlib.suppress(OSError):
+                sock.close()

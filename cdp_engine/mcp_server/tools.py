@@ -1,0 +1,177 @@
+"""The tool surface, independent of any MCP SDK: `await BrowserTools(manager).call(name, arguments)` -> envelope.
+
+Every call: validate arguments against the tool's schema (invalid_params), resolve the
+instance, take its action lock (or the separate recovery lock for browser_handle_dialog and
+browser_file_upload) within the operation deadline, refuse while a modal is pending, run, and
+wrap the result or error in the envelope with operation metadata, bounded in size.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any
+
+from ..errors import (
+    CDPEngineError,
+    CommandTimeoutError,
+    ConnectionClosedError,
+    JavaScriptError,
+)
+from ..interact import NotInteractableError
+from ..keys import UnknownKeyError
+from ..refs import StaleRefError
+from . import inspection, interaction, lifecycle, navigation, pages  # noqa: F401  (they register tools)
+from .envelope import Operation, ToolError, bound, error, success
+from .instances import Config, Instance, InstanceManager
+from .observe import PageGone
+from .params import validate
+from .registry import PRECHECK_ERRORS, REGISTRY, Ctx, ToolSpec
+
+log = logging.getLogger("cdp_engine.mcp")
+
+
+class BrowserTools:
+    """Dispatches tool calls by name; `list_tools()` describes them (name, description, inputSchema)."""
+
+    def __init__(self, manager: InstanceManager | None = None, config: Config | None = None) -> None:
+        self.manager = manager or InstanceManager(config or Config())
+        self.config = self.manager.config
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "name": spec.name,
+                "description": spec.description,
+                "inputSchema": spec.schema,
+                "annotations": {"readOnlyHint": spec.read_only},
+            }
+            for spec in sorted(REGISTRY.values(), key=_order)
+        ]
+
+    async def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The envelope of one tool call (never raises for tool failures)."""
+        envelope, _ = await self.call_raw(name, arguments)
+        return envelope
+
+    async def call_raw(
+        self, name: str, arguments: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], bytes]:
+        """The envelope and its JSON bytes (already bounded by max_result_bytes)."""
+        arguments = dict(arguments or {})
+        spec = REGISTRY.get(name)
+        op = Operation(tool=name)
+        instance_name = _instance_name(spec, arguments)
+        loop = asyncio.get_running_loop()
+        ctx = Ctx(self.manager, op, loop.time() + self.config.operation_timeout)
+        try:
+            if spec is None:
+                raise ToolError("invalid_params", f"Unknown tool '{name}'.")
+            args = validate(arguments, spec.schema)
+            async with asyncio.timeout(self.config.operation_timeout) as deadline:
+                try:
+                    data = await self._run(spec, args, ctx)
+                except TimeoutError:
+                    if deadline.expired():
+                        raise
+                    raise ToolError("internal_error", "A browser command timed out.") from None
+            envelope = success(instance_name, data, op)
+        except ToolError as exc:
+            envelope = self._error(instance_name, exc, ctx)
+        except TimeoutError:
+            data = None
+            if ctx.completed is not None:
+                data = {**ctx.completed, "observation": {"kind": ctx.observing, "matched": False}}
+            if ctx.entered:
+                ctx.touch()
+            exc = ToolError(
+                "operation_timeout", "The tool exceeded the server operation deadline.", data=data
+            )
+            envelope = self._error(instance_name, exc, ctx)
+        except Exception as exc:  # every other failure is reported, never raised into the transport
+            envelope = self._error(instance_name, self._map(exc, ctx), ctx)
+        return bound(envelope, op, self.config.max_result_bytes)
+
+    def _error(self, instance: str | None, exc: ToolError, ctx: Ctx) -> dict[str, Any]:
+        # Nothing happened when the call was refused before it entered the instance, or failed a pre-check
+        # before touching anything; otherwise side effects may have happened.
+        started = ctx.touched or (ctx.entered and exc.error_type not in PRECHECK_ERRORS)
+        ctx.op.outcome = "unknown" if started else "not_started"
+        return error(instance, exc, ctx.op)
+
+    def _map(self, exc: Exception, ctx: Ctx) -> ToolError:
+        inst: Instance | None = ctx.instance
+        if isinstance(exc, PageGone):
+            return ToolError("internal_error", "The page closed or crashed during the operation.")
+        if isinstance(exc, StaleRefError):
+            return ToolError(
+                "stale_ref",
+                f"Ref '{exc.ref}' not found in current page snapshot ({exc.reason}). "
+                "Capture a new snapshot with browser_snapshot.",
+            )
+        if isinstance(exc, NotInteractableError):
+            return ToolError("invalid_params", str(exc))
+        if isinstance(exc, UnknownKeyError):
+            return ToolError("invalid_params", str(exc))
+        if isinstance(exc, ConnectionClosedError):
+            if inst is not None and inst.crashed:
+                return ToolError("instance_crashed", f"Instance '{inst.name}' crashed during the operation.")
+            return ToolError("internal_error", f"The page closed or crashed during the operation: {exc}")
+        if isinstance(exc, CommandTimeoutError):
+            return ToolError("internal_error", f"The browser did not answer in time: {exc}")
+        if isinstance(exc, JavaScriptError):
+            return ToolError("internal_error", f"Page script failed: {exc}")
+        if isinstance(exc, CDPEngineError):
+            return ToolError("internal_error", str(exc))
+        log.exception("tool %s failed", ctx.op.tool)
+        return ToolError("internal_error", f"{type(exc).__name__}: {exc}")
+
+    async def _run(self, spec: ToolSpec, args: dict[str, Any], ctx: Ctx) -> dict[str, Any]:
+        if spec.scope != "instance":
+            ctx.entered = True
+            return await spec.func(ctx, **args)
+        name = args.pop("instance")
+        inst = self.manager.resolve(name)
+        ctx.instance = inst
+        ctx.op.instance_id = inst.instance_id
+        lock = inst.recovery_lock if spec.lock == "recovery" else inst.lock
+        inst.busy += 1
+        try:
+            async with lock if spec.lock != "none" else contextlib.nullcontext():
+                if inst.closing or self.manager.instances.get(name) is not inst:
+                    raise ToolError(
+                        "instance_not_found", f"Instance '{name}' was destroyed while the call was queued."
+                    )
+                if inst.crashed:
+                    self.manager.resolve(name)  # raises instance_crashed and schedules eviction
+                if not spec.modal_exempt:
+                    modals = inst.pending_modals()
+                    if modals:
+                        raise ToolError("modal_state_blocked", modals[0].blocking_message())
+                ctx.entered = True
+                return await spec.func(ctx, **args)
+        finally:
+            inst.busy -= 1
+            inst.last_used = time.monotonic()
+
+
+_MODULE_ORDER = ["lifecycle", "navigation", "interaction", "inspection", "pages"]
+
+
+def _order(spec: ToolSpec) -> int:
+    module = spec.func.__module__.rsplit(".", 1)[-1]
+    return _MODULE_ORDER.index(module) if module in _MODULE_ORDER else len(_MODULE_ORDER)
+
+
+def _instance_name(spec: ToolSpec | None, arguments: dict[str, Any]) -> str | None:
+    if spec is None:
+        value = arguments.get("instance", arguments.get("name"))
+    elif spec.scope == "server":
+        return None
+    elif spec.scope == "lifecycle":
+        value = arguments.get("name")
+    else:
+        value = arguments.get("instance")
+    return value if isinstance(value, str) else None
