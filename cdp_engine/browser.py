@@ -400,11 +400,12 @@ class Tab:
                     for src in [*self.browser.init_scripts, *self.init_scripts]
                 ],
             ]
+            if waiting:
+                # Right behind the setup commands, as for tabs: some of them only answer once it runs.
+                commands.append(session.send("Runtime.runIfWaitingForDebugger"))
             await asyncio.gather(*commands)
             parent = self.frames.get(frame_id)
             self._add_frame_tree(session, tree_future.result()["frameTree"], parent.parent_id if parent else None)
-            if waiting:
-                await session.send("Runtime.runIfWaitingForDebugger")
         except CDPEngineError as exc:
             log.debug("OOPIF %s setup failed: %s", frame_id, exc)
         self.dom_version += 1
@@ -416,6 +417,9 @@ class Tab:
         if self.frame_sessions.get(frame_id) is session:
             del self.frame_sessions[frame_id]
             self.dom_version += 1
+        frame = self.frames.get(frame_id)
+        if frame is not None and frame.session is session and frame.parent_id not in self.frames:
+            del self.frames[frame_id]  # its document went away with its parent's
 
     def _on_closed(self, reason: BaseException) -> None:
         self.closed = True

@@ -250,7 +250,8 @@ class _Doc:
     def attributes(self, i: int) -> dict[str, str]:
         a = self.attrs[i]
         s = self.texts
-        return {s[a[k]].lower(): s[a[k + 1]] for k in range(0, len(a), 2)}
+        # An empty attribute value is string index -1.
+        return {s[a[k]].lower(): (s[a[k + 1]] if a[k + 1] >= 0 else "") for k in range(0, len(a), 2)}
 
 
 class StateCapturer:
@@ -653,7 +654,8 @@ class _Builder:
                 a = doc.attrs[i]
                 for k in range(0, len(a), 2):
                     if doc.texts[a[k]] == "id":
-                        ids.add(doc.texts[a[k + 1]])
+                        if a[k + 1] >= 0:
+                            ids.add(doc.texts[a[k + 1]])
         return ids
 
     def _visible_box(self, doc: _Doc, node: int) -> tuple[tuple[float, float, float, float], bool]:

@@ -257,12 +257,18 @@ class Connection:
         elif method == "Target.detachedFromTarget":
             child = self.sessions.pop(params.get("sessionId", ""), None)
             if child is not None:
-                child._close(TargetClosedError(f"target {child.target_id} closed"))
-                for hook in self.on_session_detached:
-                    try:
-                        hook(child)
-                    except Exception:
-                        log.exception("session detach hook failed")
+                # Sessions attached through this one (nested out-of-process frames) go with it:
+                # Chromium sends no detach event for them.
+                gone = [child, *self._descendants(child)]
+                for session in gone:
+                    self.sessions.pop(session.id or "", None)
+                    session._close(TargetClosedError(f"target {session.target_id} closed"))
+                for session in gone:
+                    for hook in self.on_session_detached:
+                        try:
+                            hook(session)
+                        except Exception:
+                            log.exception("session detach hook failed")
         elif method == "Inspector.targetCrashed":
             crashed = self.session(session_id)
             if crashed is not None and crashed is not self.root:
@@ -270,6 +276,16 @@ class Connection:
         session = self.session(session_id)
         if session is not None:
             session._dispatch(method, params)
+
+    def _descendants(self, session: CDPSession) -> list[CDPSession]:
+        out: list[CDPSession] = []
+        frontier = [session]
+        while frontier:
+            parent = frontier.pop()
+            children = [s for s in self.sessions.values() if s.parent is parent]
+            out.extend(children)
+            frontier.extend(children)
+        return out
 
     def _on_transport_close(self, error: BaseException | None) -> None:
         if self.closed_reason is not None:

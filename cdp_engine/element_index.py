@@ -43,7 +43,7 @@ SETTLE_SCRIPT = """new Promise(resolve => {
   const check = () => { const now = performance.now();
     if (now - last >= quiet || now - start >= max) { mo.disconnect(); resolve(now - start); }
     else setTimeout(check, Math.max(1, quiet - (now - last))); };
-  requestAnimationFrame(() => setTimeout(check, quiet));
+  setTimeout(check, quiet);  // a timer, not requestAnimationFrame: rAF never fires in a background tab
 })"""
 
 
