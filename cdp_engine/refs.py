@@ -70,6 +70,10 @@ class RefRegistry:
     def get(self, ref: str) -> NodeRef | None:
         return self._refs.get(ref)
 
+    def count(self) -> int:
+        """How many refs are held (refs of old documents included until dropped or cleared)."""
+        return len(self._refs)
+
     def drop_document(self, frame_id: str) -> None:
         """Forget refs of a frame's old documents (called as frames navigate)."""
         frame = self.tab.frames.get(frame_id)

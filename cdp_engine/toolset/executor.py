@@ -1,0 +1,1202 @@
+"""The 31 members of `browser_toolset_20260801` on cdp-engine, and the batch loop around them.
+
+`BrowserToolset` owns one browser context (its own unless one is given). `execute` validates a
+member's input exactly and runs it, returning an SDK-neutral outcome or raising `MemberError`
+with a fixed text the model can read; `call` adds the `browser_state` block and renders the
+`tool_result` content; `run_batch` answers every browser `tool_use` of an assistant message in
+order and applies the halt rule. The SDK driver (`sdk.py`) reuses `execute` and `report`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import math
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
+
+from .. import interact, keys
+from ..ax_tree import capture_ax_tree
+from ..errors import (
+    CDPEngineError,
+    JavaScriptError,
+    NavigationError,
+    NavigationTimeoutError,
+    TargetClosedError,
+)
+from ..refs import NodeRef, StaleRefError
+from . import read_page as reader
+from .diagnostics import ConsoleLog, NetworkLog
+from .inputs import (
+    DEFAULT_DISABLED,
+    HALT_TEXT,
+    MEMBER_NAMES,
+    TAB_MEMBERS,
+    TOOLSET_NAME,
+    TOOLSET_TYPE,
+    InputError,
+    ack,
+    validate,
+)
+from .state import Dismissed, ManagedTab, TabBook, merge_changes, one_line
+
+if TYPE_CHECKING:
+    from ..browser import Browser, BrowserContext, Tab
+
+log = logging.getLogger("cdp_engine.toolset")
+
+REFUSED_SCHEME = "Error: Navigation refused. Only http and https URLs are allowed."
+NO_TAB = "Error: No tab is open. Call new_tab to open one."
+DIALOG_LINES_MAX = 3
+DIALOG_MESSAGE_MAX = 200
+SETTLE_QUIET_MS = 40
+SETTLE_MAX_MS = 1000
+LOAD_GRACE = 10.0  # seconds a navigation waits for `load` after the document is parsed
+# Resolves once the document has had no mutation for `quiet` ms (or after `max` ms). Timers, not
+# requestAnimationFrame: a background tab gets no animation frames, and calls may target one by tab_id.
+SETTLE_SCRIPT = """new Promise(resolve => {
+  const quiet = %d, max = %d, start = performance.now(); let last = start;
+  const mo = new MutationObserver(() => { last = performance.now(); });
+  mo.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  const check = () => { const now = performance.now();
+    if (now - last >= quiet || now - start >= max) { mo.disconnect(); resolve(now - start); }
+    else setTimeout(check, Math.max(1, quiet - (now - last))); };
+  setTimeout(check, quiet);
+})"""
+STALE_CAUSES = {
+    "unknown ref": "",
+    "its frame is gone": " Its frame is gone.",
+    "the page navigated since the ref was handed out": " The page navigated since it was read.",
+    "the element was removed from the page": " The element was removed from the page.",
+}
+
+
+class MemberError(Exception):
+    """A member failed; `text` is what the model reads (fixed phrases, no page content)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+@dataclass
+class NavigateOutcome:
+    """Where a navigation ended up (rendered `Navigated to {url} — {title} (HTTP {status})`)."""
+
+    url: str
+    status: int | None = None
+    title: str | None = None
+
+
+@dataclass
+class ImageOutcome:
+    data: str
+    media_type: str = "image/png"
+    width: int = 0
+    height: int = 0
+
+
+Outcome = str | None | NavigateOutcome | ImageOutcome | dict[str, Any] | list[dict[str, Any]]
+
+
+@dataclass
+class ToolsetConfig:
+    """What the application decides; everything has a safe default.
+
+    - `configs`: the wire `configs` (`{"javascript_exec": {"enabled": True}}`); members off by
+      default stay off unless enabled here.
+    - `upload_roots`: folders file_upload may read from (resolved; never the downloads folder);
+      `upload_documents`: document id → file, for `document_ids`.
+    - `max_image_long_edge` / `max_image_pixels`: screenshots are scaled (by Chromium, with the
+      capture clip's scale) to fit; coordinates from the model are scaled back.
+    """
+
+    configs: Mapping[str, Mapping[str, Any] | None] | None = None
+    upload_roots: Sequence[str | Path] = ()
+    upload_documents: Mapping[str, str | Path] = field(default_factory=dict)
+    max_image_long_edge: int = 1568
+    max_image_pixels: int = 1_150_000
+    screenshot_format: Literal["png", "jpeg", "webp"] = "png"
+    screenshot_quality: int = 80
+    pixels_per_notch: int = 100
+    navigation_timeout: float = 30.0
+    script_timeout: float = 10.0
+    expose_download_paths: bool = False
+    follow_popups: bool = False
+
+    def enabled(self, name: str) -> bool:
+        entry = (self.configs or {}).get(name)
+        if isinstance(entry, Mapping) and isinstance(entry.get("enabled"), bool):
+            return bool(entry["enabled"])
+        return name not in DEFAULT_DISABLED
+
+
+def text_block(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def dialog_lines(dialogs: Sequence[Dismissed]) -> list[str]:
+    """One line per dismissed dialog, as the SDK writes them: `A confirm dialog "…" was dismissed.`"""
+    lines = []
+    for dialog in dialogs[:DIALOG_LINES_MAX]:
+        kind = one_line(dialog.kind)[:20] or "dialog"
+        article = "An" if kind[:1].lower() in "aeiou" else "A"
+        noun = kind if kind == "dialog" else f"{kind} dialog"
+        message = one_line(dialog.message)
+        if len(message) > DIALOG_MESSAGE_MAX:
+            message = message[:DIALOG_MESSAGE_MAX] + "…"
+        quoted = f" {json.dumps(message, ensure_ascii=False)}" if message else ""
+        lines.append(f"{article} {noun}{quoted} was dismissed.")
+    if len(dialogs) > DIALOG_LINES_MAX:
+        lines.append(f"{len(dialogs) - DIALOG_LINES_MAX} more dialogs were dismissed.")
+    return lines
+
+
+def normalize_url(url: str) -> str:
+    """http(s) only; no scheme means https. Parsed, never prefix-checked."""
+    text = url.strip()
+    has_scheme = re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", text) is not None
+    host_port = re.match(r"^[^:/?#\s]+:\d+(?:[/?#]|$)", text) is not None
+    if not has_scheme or host_port:
+        text = "https://" + text.lstrip("/")
+    try:
+        parts = urlsplit(text)
+        _ = parts.port
+    except ValueError:
+        raise MemberError("Error: That is not a valid URL.") from None
+    if parts.scheme.lower() not in ("http", "https"):
+        raise MemberError(REFUSED_SCHEME)
+    if not parts.hostname:
+        raise MemberError("Error: That is not a valid URL.")
+    return text
+
+
+def _quiet(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+class BrowserToolset:
+    """cdp-engine as the executor of Claude's browser toolset; see the module doc."""
+
+    def __init__(
+        self,
+        browser: Browser,
+        *,
+        context: BrowserContext | None = None,
+        config: ToolsetConfig | None = None,
+    ) -> None:
+        self.browser = browser
+        self.config = config or ToolsetConfig()
+        self.context = context
+        self._own_context = context is None
+        self._book: TabBook | None = None
+        self._lock = asyncio.Lock()
+        self._carried: list[dict[str, Any]] = []
+        self._dialogs_pending: list[Dismissed] = []
+        self._upload_roots = self._check_roots(self.config.upload_roots)
+        self._members = {name: getattr(self, f"_m_{name}") for name in MEMBER_NAMES}
+
+    # ----- lifecycle --------------------------------------------------------------------------
+
+    def _check_roots(self, roots: Sequence[str | Path]) -> list[Path]:
+        downloads = Path(os.path.realpath(self.browser.downloads_dir))
+        resolved = []
+        for root in roots:
+            path = Path(os.path.realpath(root))
+            if path == downloads or path.is_relative_to(downloads) or downloads.is_relative_to(path):
+                raise ValueError(
+                    "an upload root may not be, contain or sit inside the browser's downloads folder"
+                )
+            resolved.append(path)
+        return resolved
+
+    async def start(self) -> BrowserToolset:
+        """Create the context if none was given, adopt its tabs, and open one if it has none."""
+        if self.context is None:
+            self.context = await self.browser.new_context()
+        book = TabBook(
+            self.browser,
+            self.context,
+            expose_download_paths=self.config.expose_download_paths,
+            on_adopt=self._on_adopt,
+        )
+        self._book = book
+        book.start()
+        if not book.tabs:
+            tab = await self.context.new_tab()
+            book.adopt(tab, report=False)
+        book.drain()  # tabs that exist before the first call were not opened by a call
+        return self
+
+    async def close(self) -> None:
+        """Stop following the browser; close the context when the toolset created it."""
+        if self._book is not None:
+            for managed in self._book.tabs.values():
+                for diag in (managed.console, managed.network):
+                    if diag is not None:
+                        diag.detach()
+            self._book.stop()
+        if self._own_context and self.context is not None:
+            await self.context.close()
+
+    async def __aenter__(self) -> BrowserToolset:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @property
+    def book(self) -> TabBook:
+        if self._book is None:
+            raise RuntimeError("call start() first")
+        return self._book
+
+    def _on_adopt(self, managed: ManagedTab) -> None:
+        tab = managed.tab
+        if self.config.enabled("read_console"):
+            managed.console = ConsoleLog(tab)
+            managed.console.attach_all()
+        if self.config.enabled("read_network"):
+            managed.network = NetworkLog(tab)
+            managed.network.attach_all()
+        if managed.console is not None or managed.network is not None:
+
+            def on_frame(kind: str, frame_id: Any) -> None:
+                session = tab.frame_sessions.get(frame_id) if kind == "frame" else None
+                if session is not None:
+                    for diag in (managed.console, managed.network):
+                        if diag is not None:
+                            diag.attach(session)
+
+            managed.unsubscribe.append(tab.add_listener(on_frame))
+        if self.config.follow_popups and tab.opener_id and self._book is not None and self._book.active:
+            self._book.activate(managed.tab_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `tools[]` entry for a request made with this toolset's configs."""
+        entry: dict[str, Any] = {"type": TOOLSET_TYPE}
+        if self.config.configs:
+            entry["configs"] = {k: dict(v) if v is not None else None for k, v in self.config.configs.items()}
+        return entry
+
+    # ----- geometry ---------------------------------------------------------------------------
+
+    @property
+    def viewport(self) -> tuple[int, int]:
+        """The CSS viewport every tab is emulated at (one constant size)."""
+        w, h = self.browser.viewport_size
+        return int(w), int(h)
+
+    @property
+    def image_size(self) -> tuple[int, int]:
+        """The screenshot size the model sees; its coordinates are in this space."""
+        w, h = self.viewport
+        scale = self.image_scale
+        return (w, h) if scale == 1.0 else (round(w * scale), round(h * scale))
+
+    @property
+    def image_scale(self) -> float:
+        """Image pixels per CSS pixel: fits the long edge, the pixel budget and the visual-token budget."""
+        w, h = self.viewport
+        cfg = self.config
+        scale = min(1.0, cfg.max_image_long_edge / max(w, h), math.sqrt(cfg.max_image_pixels / (w * h)))
+        while scale > 0.05 and math.ceil(w * scale / 28) * math.ceil(h * scale / 28) > 4784:
+            scale *= 0.98
+        if scale >= 1.0:
+            return 1.0
+        # One whole-pixel width, so the size is the same on every capture.
+        return max(1, math.floor(w * scale)) / w
+
+    def _point(self, target: Mapping[str, Any]) -> tuple[float, float]:
+        x, y = target["x"], target["y"]
+        iw, ih = self.image_size
+        if not (0 <= x < iw and 0 <= y < ih):
+            raise MemberError(f"Error: ({x}, {y}) is outside the {iw}x{ih} viewport.")
+        scale = self.image_scale
+        return x / scale, y / scale
+
+    # ----- tabs and refs ----------------------------------------------------------------------
+
+    def _tab(self, tab_id: str | None) -> ManagedTab:
+        book = self.book
+        managed = book.get(tab_id)
+        if managed is None or managed.tab.closed:
+            if managed is not None:
+                book.forget(managed.tab_id)
+            if tab_id:
+                raise MemberError(
+                    f"Error: tab_id {json.dumps(one_line(tab_id, 100))} is not an open tab. Use list_tabs to see what is open."
+                )
+            raise MemberError(NO_TAB)
+        if managed.tab.crashed:
+            raise MemberError(
+                f"Error: The tab {managed.tab_id} crashed. Close it with close_tab and open a new one."
+            )
+        return managed
+
+    async def _resolve(self, managed: ManagedTab, ref: str) -> NodeRef:
+        try:
+            return await managed.refs.resolve(ref)
+        except StaleRefError as exc:
+            raise MemberError(self._stale_text(ref, exc.reason)) from None
+        except CDPEngineError:
+            raise MemberError(self._stale_text(ref, "unknown ref")) from None
+
+    @staticmethod
+    def _stale_text(ref: str, reason: str) -> str:
+        shown = ref if re.fullmatch(r"[A-Za-z0-9_-]{1,40}", ref) else "That ref"
+        cause = STALE_CAUSES.get(reason, " The element changed since it was read.")
+        return f"Error: {shown} is stale or not found on the current page. Re-read the page to get fresh references.{cause}"
+
+    async def _element_point(
+        self, managed: ManagedTab, ref: str, *, check_hit: bool = True
+    ) -> tuple[float, float]:
+        node = await self._resolve(managed, ref)
+        try:
+            return await interact.point_of(managed.tab, node, check_hit=check_hit)
+        except interact.NotInteractableError as exc:
+            if "covered" in str(exc):
+                raise MemberError(
+                    f"Error: The element {ref} is covered by another element; close or scroll away what covers it,"
+                    " or click by coordinate."
+                ) from None
+            raise MemberError(f"Error: The element {ref} is not visible.") from None
+        except CDPEngineError:
+            raise MemberError(f"Error: The element {ref} is not visible.") from None
+
+    async def _target_point(
+        self, managed: ManagedTab, target: Mapping[str, Any], **kw: Any
+    ) -> tuple[float, float]:
+        if target["type"] == "ref":
+            return await self._element_point(managed, target["ref"], **kw)
+        return self._point(target)
+
+    # ----- settling ---------------------------------------------------------------------------
+
+    async def _settled(self, managed: ManagedTab, action: Any) -> Any:
+        """Run an input action, then wait for what it caused: a navigation (to load, or until it turns
+        into a download or stops), else a quiet DOM (at most a second). No fixed sleeps."""
+        tab = managed.tab
+        main = tab.frames.get(tab.main_frame_id)
+        loader_before = main.loader_id if main else ""
+        loop = asyncio.get_running_loop()
+        requested: asyncio.Future[None] = loop.create_future()
+        stopped: asyncio.Future[None] = loop.create_future()
+
+        def on_nav(params: dict[str, Any]) -> None:
+            if params.get("frameId") == tab.main_frame_id and params.get("navigationType") != "sameDocument":
+                if not requested.done():
+                    requested.set_result(None)
+
+        def on_stopped(params: dict[str, Any]) -> None:
+            if params.get("frameId") == tab.main_frame_id and requested.done() and not stopped.done():
+                stopped.set_result(None)
+
+        unsubscribe = [
+            tab.session.on("Page.frameRequestedNavigation", on_nav),
+            tab.session.on("Page.frameStartedNavigating", on_nav),
+            tab.session.on("Page.frameStoppedLoading", on_stopped),
+        ]
+        self.book.download_seen.clear()
+        try:
+            result = await action
+            await self._settle_after(tab, requested, stopped, loader_before)
+            return result
+        finally:
+            for u in unsubscribe:
+                u()
+            for future in (requested, stopped):
+                if not future.done():
+                    future.cancel()
+
+    async def _settle_after(
+        self, tab: Tab, requested: asyncio.Future[None], stopped: asyncio.Future[None], loader_before: str
+    ) -> None:
+        if tab.closed:
+            return
+        quiet = asyncio.ensure_future(
+            tab.evaluate(SETTLE_SCRIPT % (SETTLE_QUIET_MS, SETTLE_MAX_MS), timeout=SETTLE_MAX_MS / 1000 + 1)
+        )
+        waiters: list[asyncio.Future[Any]] = [quiet]
+        try:
+            await asyncio.wait(
+                {quiet, requested}, return_when=asyncio.FIRST_COMPLETED, timeout=SETTLE_MAX_MS / 1000 + 1
+            )
+            main = tab.frames.get(tab.main_frame_id)
+            navigating = requested.done() or (
+                main is not None and loader_before and main.loader_id != loader_before
+            )
+            if navigating and not tab.closed:
+
+                def loaded() -> bool:
+                    frame = tab.frames.get(tab.main_frame_id)
+                    return (
+                        frame is not None and frame.loader_id != loader_before and "load" in frame.lifecycle
+                    )
+
+                # Load, or the navigation ended without a new document (a download, a 204), or a download began.
+                waiters += [
+                    asyncio.ensure_future(tab.wait_for_condition(loaded, self.config.navigation_timeout)),
+                    asyncio.ensure_future(self.book.download_seen.wait()),
+                ]
+                done, _ = await asyncio.wait(
+                    {*waiters[1:], stopped},
+                    return_when=asyncio.FIRST_COMPLETED,
+                    timeout=self.config.navigation_timeout,
+                )
+                if not done:
+                    log.debug("navigation after an action did not reach load")
+                elif stopped in done and not waiters[1].done() and not self.book.download_seen.is_set():
+                    # Chromium stops the navigation just before it announces the download.
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(asyncio.shield(waiters[2]), 0.3)
+        finally:
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.cancel()
+                waiter.add_done_callback(_quiet)
+        await self.book.settle_new_tabs(timeout=2.0)
+
+    # ----- the call pipeline ------------------------------------------------------------------
+
+    async def execute(self, name: str, raw_input: Any) -> Outcome:
+        """Validate and run one member; MemberError with the model-readable text on failure."""
+        if name not in self._members:
+            shown = one_line(str(name), 100).replace("'", "")
+            raise MemberError(f"Error: unknown browser toolset member '{shown}'")
+        if not self.config.enabled(name):
+            raise MemberError(f"Error: {name} is not enabled in this environment.")
+        try:
+            params = validate(name, raw_input)
+        except InputError as exc:
+            raise MemberError(str(exc)) from None
+        member = self._members[name]
+        if name in TAB_MEMBERS:
+            return await member(params)
+        managed = self._tab(params.get("tab_id"))
+        try:
+            return await member(params, managed)
+        except MemberError:
+            raise
+        except TargetClosedError:
+            if managed.tab.crashed:
+                raise MemberError(
+                    f"Error: The tab {managed.tab_id} crashed. Close it with close_tab and open a new one."
+                ) from None
+            raise MemberError(f"Error: The tab {managed.tab_id} was closed during {name}.") from None
+
+    def collect(self, *, success: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[Dismissed]]:
+        """(tabs, state changes, dismissed dialogs) since the last report; drains the queue.
+
+        A tab opened during a failed call gets no tab_opened (API rule): it just appears in the inventory.
+        """
+        book = self.book
+        events = book.drain()
+        changes = [e for e in events if isinstance(e, dict)]
+        dialogs = [e for e in events if isinstance(e, Dismissed)]
+        if not success:
+            changes = [c for c in changes if c["type"] != "tab_opened"]
+        return book.inventory(), changes, dialogs
+
+    async def report(
+        self, *, success: bool
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[Dismissed]]:
+        """collect() after letting new tabs finish attaching and reading current titles."""
+        with contextlib.suppress(Exception):
+            await self.book.settle_new_tabs(timeout=0.5)
+        with contextlib.suppress(Exception):
+            await self.book.refresh_titles()
+        return self.collect(success=success)
+
+    async def call(self, name: str, raw_input: Any) -> tuple[list[dict[str, Any]], bool]:
+        """One member call as `tool_result` content: (content, is_error)."""
+        async with self._lock:
+            self.book.call_number += 1
+            error: str | None = None
+            outcome: Outcome = None
+            try:
+                outcome = await self.execute(name, raw_input)
+            except MemberError as exc:
+                error = exc.text
+            except Exception as exc:  # a bug or a browser failure: a fixed text, the details to the log
+                log.exception("browser toolset member %s failed", name)
+                error = f"Error: {name} failed ({type(exc).__name__})."
+            tabs, changes, dialogs = await self.report(success=error is None)
+            if error is not None:
+                self._carried += changes
+                lines = dialog_lines([*self._dialogs_pending, *dialogs])
+                self._dialogs_pending = []
+                return [text_block(error), *[text_block(line) for line in lines]], True
+            live = {t["tab_id"] for t in tabs}
+            merged = merge_changes([*self._carried, *changes], live)
+            self._carried = []
+            if name == "new_tab" and isinstance(outcome, dict):
+                opened = outcome["tab_id"]
+                held = [c for c in merged if c["type"] == "tab_opened" and c["tab_id"] != opened]
+                merged = [c for c in merged if not (c["type"] == "tab_opened" and c["tab_id"] != opened)]
+                if not any(c["type"] == "tab_opened" for c in merged):
+                    merged.append({"type": "tab_opened", "tab_id": opened})
+                self._carried = held
+            block: dict[str, Any] = {"type": "browser_state", "tabs": tabs}
+            if merged:
+                block["state_changes"] = merged
+            if name in TAB_MEMBERS:
+                self._dialogs_pending += dialogs  # a tab result is exactly one block: the lines wait
+                return [block], False
+            lines = dialog_lines([*self._dialogs_pending, *dialogs])
+            self._dialogs_pending = []
+            content = self.render(name, raw_input, outcome)
+            return [*content, *[text_block(line) for line in lines], block], False
+
+    def render(self, name: str, raw_input: Any, outcome: Outcome) -> list[dict[str, Any]]:
+        """A successful outcome as content blocks (the SDK renders its own the same way)."""
+        if isinstance(outcome, NavigateOutcome):
+            line = f"Navigated to {one_line(outcome.url)}"
+            if outcome.title:
+                line += f" — {one_line(outcome.title)}"
+            if outcome.status is not None:
+                line += f" (HTTP {outcome.status})"
+            return [text_block(line)]
+        if isinstance(outcome, ImageOutcome):
+            return [
+                {
+                    "type": "image",
+                    "source": {"type": "base64", "media_type": outcome.media_type, "data": outcome.data},
+                }
+            ]
+        if name in ("read_page", "find", "get_page_text", "read_console", "read_network", "javascript_exec"):
+            return [text_block(str(outcome) or "(empty)")]
+        blocks = [text_block(ack(name, raw_input if isinstance(raw_input, Mapping) else {}))]
+        if isinstance(outcome, str) and outcome:
+            blocks.append(text_block(one_line(outcome)))
+        return blocks
+
+    async def tool_result(self, block: Any) -> dict[str, Any]:
+        """The tool_result answering one browser tool_use block (a dict or an SDK object)."""
+        name, input_, block_id = _field(block, "name"), _field(block, "input"), _field(block, "id")
+        content, is_error = await self.call(str(name), input_ if input_ is not None else {})
+        result: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": block_id,
+            "toolset_name": TOOLSET_NAME,
+            "content": content,
+        }
+        if is_error:
+            result["is_error"] = True
+        return result
+
+    async def run_batch(self, content: Any) -> list[dict[str, Any]]:
+        """Answer every browser tool_use of an assistant message's content, in order, halting after a failure.
+
+        Dispatch is on (toolset_name, name): blocks of other tools are left to the caller.
+        """
+        results: list[dict[str, Any]] = []
+        failed = False
+        for block in content:
+            if _field(block, "type") != "tool_use" or _field(block, "toolset_name") != TOOLSET_NAME:
+                continue
+            if failed:
+                results.append(
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": _field(block, "id"),
+                        "toolset_name": TOOLSET_NAME,
+                        "content": HALT_TEXT,
+                        "is_error": True,
+                    }
+                )
+                continue
+            result = await self.tool_result(block)
+            failed = bool(result.get("is_error"))
+            results.append(result)
+        return results
+
+    # ----- navigation and capture -------------------------------------------------------------
+
+    async def _title(self, tab: Tab) -> str:
+        try:
+            value = await tab.evaluate("document.title", timeout=2.0)
+        except (CDPEngineError, TimeoutError):
+            return tab.title
+        return value if isinstance(value, str) else tab.title
+
+    async def _m_navigate(self, p: dict[str, Any], managed: ManagedTab) -> NavigateOutcome:
+        tab = managed.tab
+        url = p["url"]
+        word = url.strip().lower()
+        timeout = self.config.navigation_timeout
+        shown = json.dumps(one_line(url, 300))
+        try:
+            if word in ("back", "forward"):
+                response = await (tab.back if word == "back" else tab.forward)(timeout=timeout)
+                if response is None:
+                    where = "earlier" if word == "back" else "later"
+                    raise MemberError(f"Error: There is no {where} page in this tab's history.")
+                status = None
+            elif word == "reload":
+                status = (await tab.reload(timeout=timeout)).status
+            else:
+                target = normalize_url(url)
+                self.book.download_seen.clear()
+                try:
+                    # Committed and parsed is enough to succeed; `load` gets a bounded wait on top, so a page
+                    # with a hanging image or ad still navigates (the documented timeout is for no page at all).
+                    status = (await tab.goto(target, wait_until="domcontentloaded", timeout=timeout)).status
+                    await self._wait_loaded(tab, min(LOAD_GRACE, timeout))
+                except NavigationError as exc:
+                    if "ERR_ABORTED" not in exc.error_text:
+                        raise
+                    # A URL that downloads a file aborts the navigation: that is a success, reported as a download.
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self.book.download_seen.wait(), 1.0)
+                    if not self.book.download_seen.is_set():
+                        raise
+                    status = None
+        except NavigationTimeoutError:
+            raise MemberError(
+                f"Error: Navigation to {shown} timed out after {timeout:g} seconds. The page may be unavailable."
+            ) from None
+        except NavigationError as exc:
+            code = exc.error_text if re.fullmatch(r"net::[A-Z_0-9]+", exc.error_text or "") else "net error"
+            raise MemberError(f"Error: Navigation to {shown} failed ({code}).") from None
+        return NavigateOutcome(url=tab.url, status=status, title=await self._title(tab) or None)
+
+    async def _wait_loaded(self, tab: Tab, timeout: float) -> None:
+        def loaded() -> bool:
+            frame = tab.frames.get(tab.main_frame_id)
+            return frame is not None and "load" in frame.lifecycle
+
+        with contextlib.suppress(TimeoutError, CDPEngineError):
+            await tab.wait_for_condition(loaded, timeout)
+
+    async def _capture(self, tab: Tab, clip: dict[str, float] | None, scale: float) -> str:
+        cfg = self.config
+        params: dict[str, Any] = {"format": cfg.screenshot_format, "captureBeyondViewport": False}
+        if cfg.screenshot_format != "png":
+            params["quality"] = cfg.screenshot_quality
+        if clip is not None:
+            params["clip"] = {**clip, "scale": scale}
+        result = await tab.session.send("Page.captureScreenshot", params, timeout=15.0)
+        return result["data"]
+
+    async def _scroll_offset(self, tab: Tab) -> tuple[float, float]:
+        metrics = await tab.session.send("Page.getLayoutMetrics")
+        vp = metrics["cssVisualViewport"]
+        return float(vp["pageX"]), float(vp["pageY"])
+
+    async def _m_screenshot(self, p: dict[str, Any], managed: ManagedTab) -> ImageOutcome:
+        tab = managed.tab
+        scale = self.image_scale
+        clip = None
+        if scale != 1.0:
+            # Chromium does the resize: the viewport clipped at its scroll offset, captured at `scale`.
+            x, y = await self._scroll_offset(tab)
+            w, h = self.viewport
+            clip = {"x": x, "y": y, "width": w, "height": h}
+        data = await self._capture(tab, clip, scale)
+        iw, ih = self.image_size
+        return ImageOutcome(data, f"image/{self.config.screenshot_format}", iw, ih)
+
+    async def _m_zoom(self, p: dict[str, Any], managed: ManagedTab) -> ImageOutcome:
+        x0, y0, x1, y1 = p["region"]
+        iw, ih = self.image_size
+        if not (0 <= x0 < x1 <= iw and 0 <= y0 < y1 <= ih):
+            raise MemberError(
+                f"Error: The region must lie within the {iw}x{ih} viewport, with x0 < x1 and y0 < y1."
+            )
+        scale = self.image_scale
+        cx0, cy0, cw, ch = x0 / scale, y0 / scale, (x1 - x0) / scale, (y1 - y0) / scale
+        zscale = min(iw / cw, ih / ch, 8.0)
+        sx, sy = await self._scroll_offset(managed.tab)
+        data = await self._capture(
+            managed.tab, {"x": sx + cx0, "y": sy + cy0, "width": cw, "height": ch}, zscale
+        )
+        return ImageOutcome(
+            data, f"image/{self.config.screenshot_format}", round(cw * zscale), round(ch * zscale)
+        )
+
+    # ----- pointer ----------------------------------------------------------------------------
+
+    def _modifiers(self, p: Mapping[str, Any]) -> str:
+        text = p.get("modifiers") or ""
+        if text.strip():
+            try:
+                keys.parse_modifiers(text)
+            except keys.UnknownKeyError:
+                raise MemberError(
+                    "Error: modifiers takes modifier keys only, such as shift or ctrl+shift."
+                ) from None
+        return text.strip()
+
+    async def _click(self, p: dict[str, Any], managed: ManagedTab, button: str, count: int) -> None:
+        modifiers = self._modifiers(p)
+        x, y = await self._target_point(managed, p["target"])
+        tab = managed.tab
+
+        async def act() -> None:
+            mask = 0
+            if modifiers:
+                mask = keys.modifiers_mask(modifiers)
+                for event in keys.key_down_events(modifiers):
+                    await tab.session.send("Input.dispatchKeyEvent", event)
+            try:
+                await interact.click(tab, x, y, button=button, click_count=count, modifiers=mask)
+            finally:
+                if modifiers:
+                    for event in keys.key_up_events(modifiers):
+                        await tab.session.send("Input.dispatchKeyEvent", event)
+
+        await self._settled(managed, act())
+
+    async def _m_left_click(self, p: dict[str, Any], managed: ManagedTab) -> None:
+        await self._click(p, managed, "left", 1)
+
+    async def _m_right_click(self, p: dict[str, Any], managed: ManagedTab) -> None:
+        await self._click(p, managed, "right", 1)
+
+    async def _m_middle_click(self, p: dict[str, Any], managed: ManagedTab) -> None:
+        await self._click(p, managed, "middle", 1)
+
+    async def _m_double_click(self, p: dict[str, Any], managed: ManagedTab) -> None:
+        await self._click(p, managed, "left", 2)
+
+    async def _m_triple_click(self, p: dict[str, Any], managed: ManagedTab) -> None:
+        await self._click(p, managed, "left", 3)
+
+    async def _m_hover(self, p: dict[str, Any], managed: ManagedTab) -> None:
+        x, y = await self._target_point(managed, p["target"], check_hit=False)
+        await self._settled(managed, interact.move(managed.tab, x, y))
+
+    async def _m_left_click_drag(self, p: dict[str, Any], managed: ManagedTab) -> None:
+        x0, y0 = self._point(p["from"])
+        x1, y1 = self._point(p["target"])
+        await self._settled(managed, interact.drag(managed.tab, x0, y0, x1, y1, steps=10))
+
+    async def _m_left_mouse_down(self, p: dict[str, Any], managed: ManagedTab) -> None:
+        x, y = self._point(p["target"])
+
+        async def act() -> None:
+            await interact.move(managed.tab, x, y)
+            await interact.down(managed.tab, "left")
+
+        await self._settled(managed, act())
+
+    async def _m_left_mouse_up(self, p: dict[str, Any], managed: ManagedTab) -> None:
+        x, y = self._point(p["target"])
+
+        async def act() -> None:
+            await interact.move(managed.tab, x, y)
+            await interact.up(managed.tab, "left")
+
+        await self._settled(managed, act())
+
+    async def _m_mouse_move(self, p: dict[str, Any], managed: ManagedTab) -> None:
+        x, y = self._point(p["target"])
+        await self._settled(managed, interact.move(managed.tab, x, y))
+
+    async def _m_scroll(self, p: dict[str, Any], managed: ManagedTab) -> None:
+        x, y = self._point(p["target"])
+        pixels = p.get("scroll_amount", 3) * self.config.pixels_per_notch
+        dx, dy = {"up": (0, -pixels), "down": (0, pixels), "left": (-pixels, 0), "right": (pixels, 0)}[
+            p["scroll_direction"]
+        ]
+        await self._settled(managed, interact.wheel(managed.tab, x, y, dx, dy))
+
+    async def _m_scroll_to(self, p: dict[str, Any], managed: ManagedTab) -> None:
+        ref = p["target"]["ref"]
+        node = await self._resolve(managed, ref)
+        try:
+            await interact.scroll_into_view(node)
+        except CDPEngineError:
+            raise MemberError(f"Error: The element {ref} is not visible.") from None
+        await self._settled(managed, asyncio.sleep(0))
+
+    # ----- keyboard and timing ----------------------------------------------------------------
+
+    async def _m_type(self, p: dict[str, Any], managed: ManagedTab) -> None:
+        await self._settled(managed, interact.type_text(managed.tab, p["text"]))
+
+    async def _m_key(self, p: dict[str, Any], managed: ManagedTab) -> None:
+        text, repeat = p["text"], p.get("repeat", 1)
+        try:
+            keys.sequence_events(text, 1)  # validate the whole sequence before pressing anything
+        except keys.UnknownKeyError as exc:
+            raise MemberError(f"Error: {exc}") from None
+        await self._settled(managed, interact.press(managed.tab, text, repeat=repeat))
+
+    async def _m_hold_key(self, p: dict[str, Any], managed: ManagedTab) -> None:
+        text, duration = p["text"], float(p["duration"])
+        try:
+            down, up = keys.key_down_events(text), keys.key_up_events(text)
+        except keys.UnknownKeyError as exc:
+            raise MemberError(f"Error: {exc}") from None
+        session = managed.tab.session
+
+        async def hold() -> None:
+            try:
+                for event in down:
+                    await session.send("Input.dispatchKeyEvent", event)
+                await asyncio.sleep(duration)
+            finally:
+                for event in up:
+                    await session.send("Input.dispatchKeyEvent", event)
+
+        await self._settled(managed, hold())
+
+    async def _m_wait(self, p: dict[str, Any], managed: ManagedTab) -> None:
+        await asyncio.sleep(float(p["duration"]))
+
+    # ----- reading ----------------------------------------------------------------------------
+
+    async def _tree(self, managed: ManagedTab) -> Any:
+        try:
+            return await capture_ax_tree(managed.tab)
+        except TargetClosedError:
+            raise
+        except CDPEngineError:
+            raise MemberError(
+                "Error: The page could not be read; try again after it finishes loading."
+            ) from None
+
+    async def _m_read_page(self, p: dict[str, Any], managed: ManagedTab) -> str:
+        subtree_ref = p.get("ref")
+        node = await self._resolve(managed, subtree_ref) if subtree_ref else None
+        root = await self._tree(managed)
+        subtree = None
+        if node is not None:
+            subtree = reader.find_node(root, node.session.id or "", node.backend_node_id) if root else None
+            if subtree is None:
+                raise MemberError(self._stale_text(subtree_ref or "", "unknown ref"))
+        return await reader.read_page(
+            managed.tab,
+            root,
+            managed.refs,
+            filter=p.get("filter"),
+            depth=p.get("depth", 15),
+            subtree=subtree,
+            viewport=self.image_size,
+        )
+
+    async def _m_find(self, p: dict[str, Any], managed: ManagedTab) -> str:
+        root = await self._tree(managed)
+        return reader.find(root, managed.refs, p["query"])
+
+    async def _m_get_page_text(self, p: dict[str, Any], managed: ManagedTab) -> str:
+        try:
+            return await reader.page_text(managed.tab)
+        except (JavaScriptError, TimeoutError):
+            raise MemberError(
+                "Error: The page text could not be read; try again after it finishes loading."
+            ) from None
+
+    async def _m_read_console(self, p: dict[str, Any], managed: ManagedTab) -> str:
+        if managed.console is None:
+            managed.console = ConsoleLog(managed.tab)
+            managed.console.attach_all()
+        return managed.console.read()
+
+    async def _m_read_network(self, p: dict[str, Any], managed: ManagedTab) -> str:
+        if managed.network is None:
+            managed.network = NetworkLog(managed.tab)
+            managed.network.attach_all()
+        return managed.network.read()
+
+    async def _m_javascript_exec(self, p: dict[str, Any], managed: ManagedTab) -> str:
+        limit = self.config.script_timeout
+        params = {
+            "expression": p["text"],
+            "returnByValue": True,
+            "awaitPromise": True,
+            "userGesture": True,
+            "replMode": True,
+            "timeout": int(limit * 1000),
+        }
+        started = asyncio.get_running_loop().time()
+        try:
+            result = await managed.tab.session.send("Runtime.evaluate", params, timeout=limit + 1)
+        except TimeoutError:
+            raise MemberError(f"Error: The script did not finish within {limit:g} seconds.") from None
+        except CDPEngineError:
+            if asyncio.get_running_loop().time() - started >= limit * 0.9:
+                # Chromium terminates a script past `timeout` and answers with an internal error.
+                raise MemberError(f"Error: The script did not finish within {limit:g} seconds.") from None
+            raise MemberError("Error: The script could not be run on this page.") from None
+        details = result.get("exceptionDetails")
+        if details:
+            exception = details.get("exception") or {}
+            text = str(exception.get("description") or details.get("text") or "Uncaught exception")
+            if "terminated" in text.lower() and "execution" in text.lower():
+                raise MemberError(f"Error: The script did not finish within {limit:g} seconds.")
+            first = one_line(text.splitlines()[0] if text else "", 500)
+            raise MemberError(f"Error: The script threw an exception: {first}")
+        value = result.get("result", {})
+        if "value" in value:
+            v = value["value"]
+            text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)
+        elif "unserializableValue" in value:
+            text = str(value["unserializableValue"])
+        elif value.get("type") == "undefined":
+            text = "undefined"
+        else:
+            text = str(value.get("description") or value.get("type") or "")
+        if len(text) > reader.OUTPUT_CAP:
+            text = text[: reader.OUTPUT_CAP - 60] + f"\n{reader.TEXT_TRUNCATED}"
+        return text
+
+    # ----- forms and files --------------------------------------------------------------------
+
+    async def _m_form_input(self, p: dict[str, Any], managed: ManagedTab) -> None:
+        ref = p["target"]["ref"]
+        node = await self._resolve(managed, ref)
+        value = p["value"]
+        try:
+            outcome = await self._settled(managed, interact.call_on(node, FORM_INPUT_JS, value))
+        except CDPEngineError:
+            raise MemberError(self._stale_text(ref, "the element was removed from the page")) from None
+        errors = {
+            "file": f"Error: {ref} is a file input; use file_upload.",
+            "needs_bool": f"Error: {ref} is a checkbox or radio button; set it to true or false.",
+            "radio_false": f"Error: {ref} is a radio button and cannot be cleared; set the one you want in its group to true instead.",
+            "not_checkbox": f"Error: {ref} is not a checkbox; give it a text or number value.",
+            "no_option": f"Error: The select {ref} has no option with that value or text.",
+            "option_disabled": f"Error: That option of {ref} is disabled.",
+            "disabled": f"Error: {ref} is disabled.",
+            "readonly": f"Error: {ref} is read-only.",
+            "rejected": f"Error: {ref} did not accept that value; check the format the field expects.",
+            "refused": f"Error: {ref} did not change; the page may be preventing it.",
+            "not_field": f"Error: {ref} is not a form field.",
+        }
+        if outcome != "ok":
+            raise MemberError(errors.get(str(outcome), f"Error: {ref} is not a form field."))
+
+    def _upload_paths(self, p: Mapping[str, Any]) -> list[str]:
+        files: list[str] = []
+        for i, raw in enumerate(p.get("paths") or []):
+            if "\x00" in raw or len(raw) > 4096:
+                raise MemberError(f"Error: paths[{i}] is not a valid path.")
+            if not self._upload_roots:
+                raise MemberError("Error: file_upload has no configured upload folders.")
+            resolved = Path(os.path.realpath(os.path.expanduser(raw)))
+            if not any(resolved.is_relative_to(root) for root in self._upload_roots):
+                raise MemberError(f"Error: paths[{i}] is outside the allowed upload folders.")
+            if not resolved.is_file():
+                raise MemberError(f"Error: paths[{i}] is not an existing file.")
+            files.append(str(resolved))
+        for i, doc in enumerate(p.get("document_ids") or []):
+            mapped = self.config.upload_documents.get(doc)
+            if mapped is None:
+                raise MemberError(f"Error: document_ids[{i}] is not in the upload allowlist.")
+            resolved = Path(os.path.realpath(mapped))
+            if not resolved.is_file():
+                raise MemberError(f"Error: document_ids[{i}] does not name an existing file.")
+            files.append(str(resolved))
+        return files
+
+    async def _m_file_upload(self, p: dict[str, Any], managed: ManagedTab) -> str | None:
+        ref = p["target"]["ref"]
+        files = self._upload_paths(p)
+        node = await self._resolve(managed, ref)
+        try:
+            kind = await interact.call_on(node, FILE_INPUT_JS)
+        except CDPEngineError:
+            raise MemberError(self._stale_text(ref, "the element was removed from the page")) from None
+        if isinstance(kind, dict) and kind.get("file"):
+            if len(files) > 1 and not kind.get("multiple"):
+                raise MemberError(f"Error: {ref} takes one file.")
+            if kind.get("disabled"):
+                raise MemberError(f"Error: {ref} is disabled.")
+            target_id = node.backend_node_id
+            if kind.get("label"):
+                # The ref is a <label> for the input: set the files on the input itself (never on a non-input).
+                control = await self._label_control(node)
+                if control is None:
+                    raise MemberError(f"Error: {ref} is not a file input.")
+                target_id = control
+            await self._settled(
+                managed,
+                node.session.send("DOM.setFileInputFiles", {"files": files, "backendNodeId": target_id}),
+            )
+            return None
+        await self._settled(managed, self._upload_through_chooser(managed, node, ref, files))
+        return None
+
+    async def _label_control(self, node: NodeRef) -> int | None:
+        resolved = await node.session.send("DOM.resolveNode", {"backendNodeId": node.backend_node_id})
+        object_id = resolved["object"]["objectId"]
+        try:
+            control = await node.session.send(
+                "Runtime.callFunctionOn",
+                {"objectId": object_id, "functionDeclaration": "function() { return this.control; }"},
+            )
+            control_id = control.get("result", {}).get("objectId")
+            if not control_id:
+                return None
+            described = await node.session.send("DOM.describeNode", {"objectId": control_id})
+            return described["node"]["backendNodeId"]
+        finally:
+            node.session.send("Runtime.releaseObject", {"objectId": object_id}).add_done_callback(_quiet)
+
+    async def _upload_through_chooser(
+        self, managed: ManagedTab, node: NodeRef, ref: str, files: list[str]
+    ) -> None:
+        """A button that opens a file chooser: intercept the chooser, click, and fill the input it names."""
+        tab = managed.tab
+        sessions = [tab.session] if node.session is tab.session else [tab.session, node.session]
+        opened: asyncio.Future[tuple[Any, dict[str, Any]]] = asyncio.get_running_loop().create_future()
+
+        def on_chooser(session: Any) -> Any:
+            def handler(params: dict[str, Any]) -> None:
+                if not opened.done():
+                    opened.set_result((session, params))
+
+            return handler
+
+        unsubscribe = [s.on("Page.fileChooserOpened", on_chooser(s)) for s in sessions]
+        try:
+            await asyncio.gather(
+                *[s.send("Page.setInterceptFileChooserDialog", {"enabled": True}) for s in sessions]
+            )
+            x, y = await self._element_point(managed, ref)
+            await interact.click(tab, x, y)
+            try:
+                session, params = await asyncio.wait_for(opened, 2.0)
+            except TimeoutError:
+                raise MemberError(
+                    f"Error: {ref} is not a file input, and clicking it opened no file chooser."
+                ) from None
+            if len(files) > 1 and params.get("mode") == "selectSingle":
+                raise MemberError(f"Error: The file chooser {ref} opened takes one file.")
+            backend = params.get("backendNodeId")
+            if backend is None:
+                raise MemberError(f"Error: {ref} opened a file chooser that cannot be filled.")
+            await session.send("DOM.setFileInputFiles", {"files": files, "backendNodeId": backend})
+        finally:
+            for u in unsubscribe:
+                u()
+            for s in sessions:
+                if not s.closed:
+                    s.send("Page.setInterceptFileChooserDialog", {"enabled": False}).add_done_callback(_quiet)
+
+    # ----- tabs -------------------------------------------------------------------------------
+
+    def _named_tab(self, tab_id: str) -> ManagedTab:
+        managed = self.book.tabs.get(tab_id)
+        if managed is None or managed.tab.closed:
+            raise MemberError(
+                f"Error: tab_id {json.dumps(one_line(tab_id, 100))} is not an open tab. Use list_tabs to see what is open."
+            )
+        return managed
+
+    async def _m_new_tab(self, p: dict[str, Any]) -> dict[str, Any]:
+        assert self.context is not None
+        tab = await self.context.new_tab()
+        managed = self.book.adopt(tab)
+        self.book.activate(managed.tab_id)
+        with contextlib.suppress(CDPEngineError):
+            await tab.activate()
+        entry = self.book.entry(managed)
+        entry["url"] = "about:blank"
+        return entry
+
+    async def _m_switch_tab(self, p: dict[str, Any]) -> dict[str, Any]:
+        managed = self._named_tab(p["tab_id"])
+        self.book.activate(managed.tab_id)
+        with contextlib.suppress(CDPEngineError):
+            await managed.tab.activate()
+        return self.book.entry(managed)
+
+    async def _m_close_tab(self, p: dict[str, Any]) -> None:
+        managed = self._named_tab(p["tab_id"])
+        await managed.tab.close()
+        self.book.forget(managed.tab_id)
+        active = self.book.get(None)
+        if active is not None:
+            with contextlib.suppress(CDPEngineError):
+                await active.tab.activate()
+
+    async def _m_list_tabs(self, p: dict[str, Any]) -> list[dict[str, Any]]:
+        return self.book.inventory()
+
+
+def _field(block: Any, name: str) -> Any:
+    if isinstance(block, Mapping):
+        return block.get(name)
+    return getattr(block, name, None)
+
+
+FILE_INPUT_JS = """function() {
+  let el = this;
+  if (el.tagName === 'LABEL' && el.control && el.control.tagName === 'INPUT' && el.control.type === 'file')
+    return {file: true, label: true, multiple: el.control.multiple, disabled: el.control.disabled};
+  if (el.tagName === 'INPUT' && el.type === 'file') return {file: true, multiple: el.multiple, disabled: el.disabled};
+  return {file: false};
+}"""
+
+FORM_INPUT_JS = """function(value) {
+  let el = this;
+  if (el.tagName === 'LABEL' && el.control) el = el.control;
+  const tag = el.tagName;
+  const type = (el.type || '').toLowerCase();
+  const fire = () => {
+    el.dispatchEvent(new Event('input', {bubbles: true}));
+    el.dispatchEvent(new Event('change', {bubbles: true}));
+  };
+  if (tag === 'INPUT' && type === 'file') return 'file';
+  if (el.disabled || (el.getAttribute && el.getAttribute('aria-disabled') === 'true')) return 'disabled';
+  if (tag === 'INPUT' && (type === 'checkbox' || type === 'radio')) {
+    if (typeof value !== 'boolean') return 'needs_bool';
+    if (type === 'radio' && value === false && el.checked) return 'radio_false';
+    if (el.checked !== value) el.click();
+    return el.checked === value ? 'ok' : 'refused';
+  }
+  const role = (el.getAttribute && el.getAttribute('role')) || '';
+  if (['checkbox', 'switch', 'radio', 'menuitemcheckbox', 'menuitemradio'].includes(role)) {
+    if (typeof value !== 'boolean') return 'needs_bool';
+    const current = () => el.getAttribute('aria-checked') === 'true';
+    if (role.endsWith('radio') && value === false && current()) return 'radio_false';
+    if (current() !== value) el.click();
+    return current() === value ? 'ok' : 'refused';
+  }
+  if (typeof value === 'boolean') {
+    return (tag === 'SELECT' || tag === 'TEXTAREA' || tag === 'INPUT' || el.isContentEditable) ? 'not_checkbox' : 'not_field';
+  }
+  const text = String(value);
+  if (tag === 'SELECT') {
+    const options = Array.from(el.options);
+    const norm = s => s.replace(/\\s+/g, ' ').trim();
+    const option = options.find(o => o.value === text) || options.find(o => norm(o.text) === norm(text))
+      || options.find(o => norm(o.text).toLowerCase() === norm(text).toLowerCase());
+    if (!option) return 'no_option';
+    if (option.disabled) return 'option_disabled';
+    if (!el.multiple) el.value = option.value;
+    option.selected = true;
+    fire();
+    return 'ok';
+  }
+  const textual = tag === 'TEXTAREA' || (tag === 'INPUT' && !['button', 'submit', 'reset', 'image', 'hidden'].includes(type));
+  if (textual) {
+    if (el.readOnly) return 'readonly';
+    const proto = tag === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+    const setter = Object.getOwnPropertyDescriptor(proto, 'value').set;
+    el.focus();
+    setter.call(el, text);
+    fire();
+    if (el.value !== text && !(type === 'number' && Number(el.value) === Number(text))) return 'rejected';
+    return 'ok';
+  }
+  if (el.isContentEditable) {
+    el.focus();
+    el.textContent = text;
+    el.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertReplacementText', data: text}));
+    return 'ok';
+  }
+  return 'not_field';
+}"""
