@@ -22,6 +22,7 @@ SERIES: list[tuple[str, str, str]] = [
         "CDP floor: captureSnapshot + 3 styles + rects + paint order",
     ),
     ("floor-websocket", "fullAX", "CDP floor: Accessibility.getFullAXTree"),
+    ("engine-websocket", "state.cdp_calls", "CDP calls the engine's capture makes (websocket)"),
     ("engine-websocket", "state", "cdp-engine state (websocket)"),
     ("engine-pipe", "state", "cdp-engine state (pipe)"),
     ("playwright", "aria_snapshot", "Playwright aria_snapshot()"),
@@ -177,25 +178,72 @@ def markdown(results: dict[str, Any]) -> str:
                 f"| {p} | " + " | ".join(f"{vf[label]}×" if label in vf else "–" for label in labels) + " |"
             )
         lines.append("")
-    floor_metrics = sorted({r["metric"] for r in results["summary"] if r["system"].startswith("floor")})
-    for transport in ("floor-websocket", "floor-pipe"):
-        rows = [r for r in results["summary"] if r["system"] == transport]
-        if not rows:
-            continue
-        lines.append(f"Raw CDP calls, {transport.split('-', 1)[1]}:")
+    engine_label = next((s[2] for s in present if s[0] == "engine-websocket"), None)
+    if rat and engine_label:
+        labels = [s[2] for s in present if not s[0].startswith("floor") and s[2] != engine_label]
+        lines += [f"Ratio of each system's median to {engine_label} (above 1: slower than the engine):", ""]
+        lines += ["| page | " + " | ".join(labels) + " |", "|---|" + "---:|" * len(labels)]
+        for p in page_ids:
+            pw = rat.get(p, {}).get("pairwise", {})
+            cells = [
+                f"{pw[label][engine_label]}×" if engine_label in pw.get(label, {}) else "–"
+                for label in labels
+            ]
+            lines.append(f"| {p} | " + " | ".join(cells) + " |")
         lines.append("")
-        metrics = [m for m in floor_metrics if any(r["metric"] == m for r in rows)]
-        lines += ["| page | " + " | ".join(metrics) + " |", "|---|" + "---:|" * len(metrics)]
-        for p in [*page_ids, "launch"]:
-            if any(r["page"] == p for r in rows):
-                lines.append(
-                    f"| {p} | " + " | ".join(_fmt(look.get((transport, m, p))) for m in metrics) + " |"
-                )
+    for prefix, title in (("floor", "Raw CDP calls"), ("engine", "cdp-engine in detail")):
+        systems = sorted(
+            {r["system"] for r in results["summary"] if r["system"].startswith(prefix)},
+            key=lambda s: ("pipe" in s, s),
+        )
+        for system in systems:
+            rows = [r for r in results["summary"] if r["system"] == system and r["page"] != "launch"]
+            metrics = sorted({r["metric"] for r in rows})
+            if not rows:
+                continue
+            lines += [f"{title}, {system.split('-', 1)[1]}:", ""]
+            lines += ["| page | " + " | ".join(metrics) + " |", "|---|" + "---:|" * len(metrics)]
+            for p in page_ids:
+                if any(r["page"] == p for r in rows):
+                    cells = " | ".join(_fmt(look.get((system, m, p))) for m in metrics)
+                    lines.append(f"| {p} | {cells} |")
+            lines.append("")
+    launch = [r for r in results["summary"] if r["page"] == "launch" and r["median_ms"] is not None]
+    if launch:
+        lines += [
+            "Launch (a fresh Chromium each run):",
+            "",
+            "| system | phase | median (min–max) |",
+            "|---|---|---:|",
+        ]
+        lines += [f"| {r['system']} | {r['metric']} | {_fmt(r)} |" for r in launch]
+        lines.append("")
+    engine_facts = [
+        (r["system"], r["page"], r["extra"])
+        for r in results["summary"]
+        if r["system"].startswith("engine") and r["metric"] == "state" and r["extra"]
+    ]
+    if engine_facts:
+        lines += [
+            "cdp-engine state facts:",
+            "",
+            "| system | page | elements | page_content chars | phases (median ms) |",
+            "|---|---|---:|---:|---|",
+        ]
+        for system, page, extra in engine_facts:
+            phases = ", ".join(
+                f"{k} {v:.0f}"
+                for k, v in (extra.get("phases_median_ms") or {}).items()
+                if isinstance(v, int | float)
+            )
+            lines.append(
+                f"| {system} | {page} | {extra.get('elements')} | {extra.get('page_content_chars')} | {phases} |"
+            )
         lines.append("")
     coverage = [
         r for r in results["summary"] if r["extra"].get("markers_missing") or r["extra"].get("markers_found")
     ]
-    if coverage:
+    if any(r["extra"].get("markers_missing") for r in coverage):
         lines += ["Markers missing from each state text (coverage of frames, shadow roots, whole page):", ""]
         for r in coverage:
             if r["extra"].get("markers_missing"):
@@ -208,6 +256,8 @@ def markdown(results: dict[str, Any]) -> str:
     for name, info in results.get("systems", {}).items():
         status = info.get("status")
         err = f" — {info['error']}" if info.get("error") else ""
+        if status == "ok" and info.get("errors"):
+            err = " — errors: " + "; ".join(f"{p}: {e}" for p, e in info["errors"].items())
         lines.append(
             f"- {name}: {status}{' ' + str(info.get('version')) if info.get('version') else ''}{err}"
         )
@@ -247,10 +297,10 @@ def chart(results: dict[str, Any], png: Path) -> None:
             ax.axvline(info["dom_nodes"], color="#bbb", linewidth=0.6, zorder=0)
             ax.annotate(
                 p,
-                (info["dom_nodes"], 1),
+                (info["dom_nodes"], 0.02),
                 xycoords=("data", "axes fraction"),
                 rotation=90,
-                va="top",
+                va="bottom",
                 ha="right",
                 fontsize=7,
                 color="#777",
@@ -264,6 +314,19 @@ def chart(results: dict[str, Any], png: Path) -> None:
         f"State capture latency vs page size — {meta.get('mode', '')} run {meta.get('stamp', '')}",
         fontsize=11,
     )
+    load = meta.get("load_avg_1min") or {}
+    cores = meta.get("machine", {}).get("cores")
+    if load.get("max") and cores and load["max"] > cores:
+        ax.text(
+            0.99,
+            0.01,
+            f"machine busy: load average up to {load['max']:.1f} on {cores} cores",
+            transform=ax.transAxes,
+            ha="right",
+            va="bottom",
+            fontsize=8,
+            color="#b00",
+        )
     ax.grid(True, which="both", alpha=0.25)
     ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout()

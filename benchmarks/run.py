@@ -19,7 +19,6 @@ import datetime as dt
 import json
 import os
 import platform
-import re
 import resource
 import shutil
 import signal
@@ -38,7 +37,7 @@ import pages  # noqa: E402
 import report  # noqa: E402
 from common import PREFIX, Series, Watchdog, describe_output, emit, error_text  # noqa: E402
 
-VENV_PY = HERE / ".venv-others" / "bin" / "python"
+VENV_PY = Path(os.environ.get("BENCH_VENV", HERE / ".venv-others")) / "bin" / "python"
 OTHERS = {
     "playwright": HERE / "others" / "playwright_adapter.py",
     "browser-use": HERE / "others" / "browser_use_adapter.py",
@@ -63,33 +62,46 @@ MAIN_PACKAGES = ["websockets", "orjson", "aiohttp", "xxhash", "cdp-engine"]
 # =============================================================================================================
 
 
-def _elements(state: dict[str, Any]) -> list[tuple[int, str]]:
-    """(index, description) of each element in state["element_index"], whatever its shape.
-
-    TODO(lead): replace with the real element_index format; this guesses dict, list or text lines.
-    """
-    index = state.get("element_index")
-    out: list[tuple[int, str]] = []
-    if isinstance(index, dict):
-        for k, v in index.items():
-            with contextlib.suppress(TypeError, ValueError):
-                out.append((int(k), json.dumps(v, default=str).lower()))
-    elif isinstance(index, list):
-        for pos, v in enumerate(index):
-            i = v.get("index", pos) if isinstance(v, dict) else pos
-            out.append((int(i), json.dumps(v, default=str).lower()))
-    elif isinstance(index, str):
-        for m in re.finditer(r"\[(\d+)\]([^\n]*)", index):
-            out.append((int(m.group(1)), m.group(2).lower()))
-    return out
-
-
-def _pick(state: dict[str, Any], *words: str) -> int | None:
-    """The first element whose description mentions one of `words` (e.g. "button", "textbox")."""
-    for i, desc in _elements(state):
-        if any(w in desc for w in words):
-            return i
+def _pick(state: dict[str, Any], kind: str) -> int | None:
+    """The first element of the state's element_index to click ("click") or to type into ("input")."""
+    for key, d in state.get("element_index", {}).items():
+        attrs = d["attributes"]
+        if kind == "click" and d["tag"] == "button":
+            return int(key)
+        if kind == "input" and (d["tag"] == "textarea" or (d["tag"] == "input" and attrs["type"] == "text")):
+            return int(key)
     return None
+
+
+async def _engine_cdp_calls(tab: Any) -> float:
+    """The bare CDP calls one capture makes, through the same connection: the engine's own floor (ms)."""
+    from cdp_engine.capture import SNAPSHOT_STYLES
+
+    s = tab.session
+    t0 = time.perf_counter()
+    snap, _ = await asyncio.gather(
+        s.send(
+            "DOMSnapshot.captureSnapshot",
+            {"computedStyles": SNAPSHOT_STYLES, "includePaintOrder": True, "includeDOMRects": False},
+        ),
+        s.send("Page.getLayoutMetrics"),
+    )
+    # As many role lookups as the last state indexed, on interactive nodes of this document.
+    count = len(tab.element_index.current.elements) if tab.element_index.current else 0
+    strings, nodes = snap["strings"], snap["documents"][0]["nodes"]
+    wanted = {"A", "BUTTON", "INPUT", "SELECT", "TEXTAREA", "OPTION"}
+    backend_ids = [
+        b for n, b in zip(nodes["nodeName"], nodes["backendNodeId"], strict=True) if strings[n] in wanted
+    ][:count]
+    await asyncio.gather(
+        *[
+            s.send("Accessibility.getPartialAXTree", {"backendNodeId": b, "fetchRelatives": False})
+            for b in backend_ids
+        ],
+        return_exceptions=True,
+    )
+    del snap
+    return (time.perf_counter() - t0) * 1000
 
 
 async def engine_measurements(
@@ -110,15 +122,24 @@ async def engine_measurements(
     async with cdp_engine.launch(transport=transport) as browser:
         tab = await browser.new_tab()
         for url in urls:
-            nav, state_s, cpu_s, unchanged_s, shot_s = (
+            nav, state_s, cpu_s, unchanged_s, shot_s, calls_s = (
                 Series(url, m)
-                for m in ("navigate", "state", "state.cpu", "state.unchanged", "state+screenshot")
+                for m in (
+                    "navigate",
+                    "state",
+                    "state.cpu",
+                    "state.unchanged",
+                    "state+screenshot",
+                    "state.cdp_calls",
+                )
             )
             phases: dict[str, list[float]] = {}
             state: dict[str, Any] = {}
             try:
-                # Series.runs() cuts the timed runs when the warm-up shows they would not fit budget_s.
-                for warm in state_s.runs(warmup, reps, budget_s):
+                # Series.runs() cuts the timed runs when the warm-up iteration shows they would not fit budget_s.
+                iteration = Series(url, "iteration")
+                for warm in iteration.runs(warmup, reps, budget_s):
+                    t_iteration = time.perf_counter()
                     # A fresh load before each state, so the engine cannot answer from "unchanged".
                     with wd.guard(url, "navigate"):
                         t0 = time.perf_counter()
@@ -145,28 +166,34 @@ async def engine_measurements(
                         t0 = time.perf_counter()
                         await tab.state(screenshot=True)
                         shot_s.add((time.perf_counter() - t0) * 1000, warm)
+                    # The same CDP calls on an equally fresh load: the engine's own floor.
+                    with wd.guard(url, "navigate"):
+                        await tab.goto(url, wait_until="load")
+                    with wd.guard(url, "state.cdp_calls"):
+                        calls_s.add(await _engine_cdp_calls(tab), warm)
+                    iteration.add((time.perf_counter() - t_iteration) * 1000, warm)
                 content = str(state.get("page_content") or "")
                 index = state.get("element_index")
                 state_s.extra.update(
-                    describe_output(content, markers.get(url, [])),
+                    {**iteration.extra, **describe_output(content, markers.get(url, []))},
                     elements=len(index) if hasattr(index, "__len__") else None,
                     page_content_chars=len(content),
                     phases_median_ms={k: sorted(v)[len(v) // 2] for k, v in phases.items()},
                 )
-                for s in (nav, state_s, cpu_s, unchanged_s, shot_s):
+                for s in (nav, state_s, cpu_s, unchanged_s, shot_s, calls_s):
                     s.done()
             except Exception as exc:
                 emit("error", url=url, metric="state", error=error_text(exc))
                 continue
-            # Round trips of actions, each returning the new state. TODO(lead): action names/fields.
+            # Round trips of actions, each returning the new state.
             for metric, words, action in (
-                ("click", ("button",), {"action": "click_element"}),
-                ("input_text", ("textbox", "input"), {"action": "input_text", "text": "hello"}),
+                ("click", "click", {"action": "click_element"}),
+                ("input_text", "input", {"action": "input_text", "text": "hello"}),
             ):
                 series = Series(url, metric)
                 try:
                     for warm in series.runs(warmup, reps, budget_s):
-                        idx = _pick(state, *words)
+                        idx = _pick(state, words)
                         if idx is None:
                             raise LookupError(f"no element for {metric} in element_index")
                         with wd.guard(url, metric):
@@ -402,7 +429,9 @@ def absorb(
             if st["median_ms"] is not None and len(notes) < 3:
                 notes.append(f"{ev['metric']} {st['median_ms']:,.1f} ms")
         elif kind == "timeout":
-            timed_out = True
+            timed_out = (
+                timed_out or ev.get("metric") != "launch"
+            )  # a slow launch says nothing about page size
             msg = f"timeout after {ev.get('timeout_s'):g} s in {ev.get('metric')}"
             col.add(system, page, ev.get("metric") or "?", None, [], error=msg)
             col.fail(system, page, msg)
@@ -690,7 +719,8 @@ async def main_async(ns: argparse.Namespace) -> int:
                     cmd = worker_cmd(system, page, url, list(spec.markers), ns)
                     ev, tail, code, killed = await run_worker(cmd, deadline, env)
                     note, timed_out = absorb(col, system, page, ev, tail, code, killed, deadline)
-                if timed_out:
+                if timed_out and spec.kind in ("generated", "real"):
+                    # Bigger pages would time out too; a hang on a frames/shadow page says nothing about size.
                     skip_above[system] = min(skip_above.get(system, spec.order), spec.order)
                 prog.finish(page, system, time.monotonic() - t0, note)
 
@@ -723,10 +753,17 @@ async def main_async(ns: argparse.Namespace) -> int:
         err = draw_chart(json_path, png, meta)
         if err:
             prog.say(f"chart not drawn: {err}")
+            report.write(results, out_dir, stamp)  # again, now with meta["chart_error"]
         else:
             shutil.copyfile(png, out_dir / "latest.png")
     print(md)
-    prog.say(f"done in {meta['duration_s']:.0f} s: {json_path}" + ("" if ns.no_chart else f", {png.name}"))
+    load, cores = meta["load_avg_1min"], meta["machine"]["cores"]
+    if load["max"] and cores and load["max"] > cores:
+        prog.say(
+            f"warning: load average reached {load['max']} on {cores} cores: rerun on an idle machine to quote numbers"
+        )
+    drawn = not ns.no_chart and "chart_error" not in meta
+    prog.say(f"done in {meta['duration_s']:.0f} s: {json_path}" + (f", {png.name}" if drawn else ""))
     return 0
 
 
@@ -749,7 +786,7 @@ def main() -> int:
         "--budget",
         type=float,
         help="seconds per metric and page: a metric whose warm-up shows its runs would not fit gets fewer "
-        "(at least 3, marked in the results); default 10 quick, none full",
+        "(at least 3, marked in the results); default 5 quick, none full",
     )
     ap.add_argument("--out", default=str(HERE / "results"), help="results folder")
     ap.add_argument("--no-chart", action="store_true")
@@ -758,7 +795,7 @@ def main() -> int:
     ns.timeout = ns.timeout or (60.0 if ns.mode == "quick" else 300.0)
     quick = ns.mode == "quick"
     ns.launch_reps = ns.launch_reps or (min(3, ns.reps) if quick else ns.reps)
-    ns.budget = (10.0 if quick else 0.0) if ns.budget is None else ns.budget
+    ns.budget = (5.0 if quick else 0.0) if ns.budget is None else ns.budget
     if ns.reps < 1:
         ap.error("--reps must be at least 1")
     return asyncio.run(main_async(ns))
