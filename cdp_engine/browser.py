@@ -405,7 +405,10 @@ class Tab:
                 commands.append(session.send("Runtime.runIfWaitingForDebugger"))
             await asyncio.gather(*commands)
             parent = self.frames.get(frame_id)
-            self._add_frame_tree(session, tree_future.result()["frameTree"], parent.parent_id if parent else None)
+            # The frame may already have run and sent newer frame events: only fill in what is missing.
+            self._add_frame_tree(
+                session, tree_future.result()["frameTree"], parent.parent_id if parent else None, fill_only=True
+            )
         except CDPEngineError as exc:
             log.debug("OOPIF %s setup failed: %s", frame_id, exc)
         self.dom_version += 1
