@@ -162,7 +162,10 @@ def _check(param: _Param, value: Any, name: str, text: str) -> Any:
             raise _fail(f"{where} must be an element index such as '12', got {value!r}", text)
         s = str(value).strip()
         if not (s.isascii() and s.isdigit()):
-            raise _fail(f"{where} must be an element index from the state's element_index (digits), got {value!r}", text)
+            raise _fail(
+                f"{where} must be an element index from the state's element_index (digits), got {value!r}",
+                text,
+            )
         return int(s)
     if kind == "str":
         if not isinstance(value, str):
@@ -185,7 +188,10 @@ def _check(param: _Param, value: Any, name: str, text: str) -> Any:
         if not isinstance(options, (list, tuple)) or not all(isinstance(o, str) for o in options):
             raise _fail(f"{where} must be a string or a list of strings, got {value!r}", text)
         if len(options) != 1:
-            raise _fail(f"{where}: exactly one option can be selected (multi-select is not supported), got {value!r}", text)
+            raise _fail(
+                f"{where}: exactly one option can be selected (multi-select is not supported), got {value!r}",
+                text,
+            )
         return options[0]
     if kind == "key":
         if not isinstance(value, str) or not value:
@@ -206,7 +212,11 @@ def _check(param: _Param, value: Any, name: str, text: str) -> Any:
         return tuple(mods)
     if kind == "files":
         files = [value] if isinstance(value, str) else value
-        if not isinstance(files, (list, tuple)) or not files or not all(isinstance(f, str) and f for f in files):
+        if (
+            not isinstance(files, (list, tuple))
+            or not files
+            or not all(isinstance(f, str) and f for f in files)
+        ):
             raise _fail(f"{where} must be a file path or a list of paths, got {value!r}", text)
         return tuple(files)
     raise AssertionError(kind)
@@ -231,7 +241,9 @@ def _bind(call: ast.Call, text: str, source: str) -> BGymCall:
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         raise _fail(f"{name}: *args and **kwargs are not accepted; call {_signature(name)}", text)
     if len(call.args) > len(params):
-        raise _fail(f"{name} takes {len(params)} argument(s), got {len(call.args)}; call {_signature(name)}", text)
+        raise _fail(
+            f"{name} takes {len(params)} argument(s), got {len(call.args)}; call {_signature(name)}", text
+        )
     values: dict[str, Any] = {}
     for param, node in zip(params, call.args, strict=False):
         values[param.name] = _literal(node, name, text)
@@ -256,14 +268,18 @@ def _bind(call: ast.Call, text: str, source: str) -> BGymCall:
 def parse_bgym(text: str) -> list[BGymCall]:
     """Parse one step's action text into calls; ActionValidationError (nothing runs) when malformed."""
     if not isinstance(text, str):
-        raise ActionValidationError(f"an action string is expected, got {type(text).__name__}", failed_action=text)
+        raise ActionValidationError(
+            f"an action string is expected, got {type(text).__name__}", failed_action=text
+        )
     body = _strip_fence(text)
     if not body:
         raise _fail("empty action: expected e.g. click('12'), fill('3', 'text') or noop()", text)
     try:
         tree = ast.parse(body, mode="exec")
     except SyntaxError as exc:
-        raise _fail(f"not a valid action call ({exc.msg} at column {exc.offset}): expected e.g. click('12')", text) from None
+        raise _fail(
+            f"not a valid action call ({exc.msg} at column {exc.offset}): expected e.g. click('12')", text
+        ) from None
     calls: list[BGymCall] = []
     for stmt in tree.body:
         if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
@@ -292,7 +308,9 @@ def _option_for(state: dict[str, Any], select_options: list[int], wanted: str) -
     return None
 
 
-def to_protocol(call: BGymCall, state: dict[str, Any], options_of: dict[int, list[int]] | None = None) -> dict[str, Any] | None:
+def to_protocol(
+    call: BGymCall, state: dict[str, Any], options_of: dict[int, list[int]] | None = None
+) -> dict[str, Any] | None:
     """The element index protocol action that does exactly this call, or None (the harness runs it).
 
     `state` is the state the call was written against; `options_of` maps a select's index to its
