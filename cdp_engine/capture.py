@@ -102,6 +102,7 @@ class Element:
     editable: bool = False
     select_index: int | None = None  # for an option: the index of its select
     input_type: str | None = None
+    role_known: bool = False  # role decided by the HTML mapping; no Accessibility lookup needed
 
     def fingerprint(self) -> tuple[Any, ...]:
         d = self.descriptor
@@ -118,6 +119,41 @@ class Capture:
     viewport: tuple[float, float, float, float]  # width, height, scroll x, scroll y
     timings: dict[str, float] = field(default_factory=dict)
     screenshot_format: str | None = None
+
+
+TEXTBOX_INPUTS = frozenset({"text", "email", "tel", "url", "password"})
+INPUT_ROLES = {
+    "search": "searchbox", "checkbox": "checkbox", "radio": "radio", "number": "spinbutton", "range": "slider",
+    "button": "button", "submit": "button", "reset": "button", "image": "button",
+}  # fmt: skip
+
+
+def implicit_role(name: str, attrs: dict[str, str], input_type: str | None) -> str | bool | None:
+    """The role Chromium computes for common elements without a role attribute; False when unsure.
+
+    Saves an Accessibility round trip per element where the HTML-AAM mapping is unambiguous;
+    tests/test_regressions.py checks every entry against Chromium's own answer.
+    """
+    if "role" in attrs or "list" in attrs:
+        return False
+    if name == "button":
+        return "button"
+    if name == "a":
+        return "link" if "href" in attrs else False
+    if name == "textarea":
+        return "textbox"
+    if name == "option":
+        return "option"
+    if name == "label":
+        return None  # Chromium has only an internal role for labels
+    if name == "select":
+        size = attrs.get("size", "").strip()
+        return "listbox" if "multiple" in attrs or (size.isdigit() and int(size) > 1) else "combobox"
+    if name == "input" and input_type is not None:
+        if input_type in TEXTBOX_INPUTS:
+            return "textbox"
+        return INPUT_ROLES.get(input_type, False)
+    return False
 
 
 def state_hash(url: str, page_content: str) -> str:
@@ -900,9 +936,10 @@ class _Builder:
                     disabled = True
                     break
                 p = doc.parent[p]
+        role = implicit_role(name, attrs, input_type) if not editable else False
         descriptor = {
             "tag": name,
-            "role": role_attr or None,
+            "role": role if role is not False else (role_attr or None),
             "aria-label": attrs.get("aria-label"),
             "text_content": text,
             "attributes": {
@@ -928,6 +965,7 @@ class _Builder:
             editable=editable,
             select_index=select_index,
             input_type=input_type,
+            role_known=role is not False,
         )
         self.elements.append(element)
         if name == "select":
@@ -941,17 +979,19 @@ class _Builder:
         return ""
 
     async def resolve_roles(self) -> None:
-        """Computed roles from Accessibility, one pipelined burst over the indexed elements only."""
-        if not self.elements:
+        """Computed roles from Accessibility, one pipelined burst over the indexed elements whose role the
+        HTML mapping leaves open (explicit roles, contenteditable, links without href, …)."""
+        pending = [el for el in self.elements if not el.role_known]
+        if not pending:
             return
         results = await asyncio.gather(
             *[
                 el.session.send("Accessibility.getPartialAXTree", {"backendNodeId": el.backend_node_id, "fetchRelatives": False})
-                for el in self.elements
+                for el in pending
             ],
             return_exceptions=True,
         )
-        for el, result in zip(self.elements, results, strict=True):
+        for el, result in zip(pending, results, strict=True):
             if isinstance(result, BaseException) or not result.get("nodes"):
                 continue
             role = result["nodes"][0].get("role") or {}

@@ -33,3 +33,32 @@ async def test_empty_attribute_values_are_empty_strings(tab, site):
     assert link["attributes"]["href"] == ""
     assert field["attributes"]["placeholder"] == "" and field["attributes"]["name"] == ""
     assert box["attributes"]["checked"] is True
+
+
+async def test_implicit_roles_match_chromium(tab, site):
+    """Every role the engine takes from the HTML mapping equals what Chromium's accessibility tree says."""
+    kinds = [
+        "<button>b</button>", "<button type=reset>r</button>", "<a href='#x'>l</a>", "<textarea></textarea>",
+        "<select><option>o1</option><option>o2</option></select>", "<select multiple><option>m</option></select>",
+        "<select size=3><option>s</option></select>", "<label for=t>lab</label><input id=t>",
+    ] + [f"<input type={t}>" for t in (
+        "text", "email", "tel", "url", "password", "search", "checkbox", "radio", "number", "range",
+        "button", "submit", "reset", "image", "bogus",
+    )]  # fmt: skip
+    url = site.add("/reg/roles", "".join(f"<div>{k}</div>" for k in kinds))
+    await tab.goto(url)
+    await tab.state(screenshot=False)
+    elements = tab.element_index.current.elements
+    checked = 0
+    for element in elements.values():
+        if not element.role_known:
+            continue
+        result = await element.session.send(
+            "Accessibility.getPartialAXTree",
+            {"backendNodeId": element.backend_node_id, "fetchRelatives": False},
+        )
+        role = result["nodes"][0].get("role") or {}
+        chromium = role.get("value") if role.get("type") == "role" else None
+        assert element.descriptor["role"] == chromium, (element.tag, element.input_type, chromium)
+        checked += 1
+    assert checked >= len(kinds)
