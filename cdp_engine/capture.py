@@ -173,6 +173,8 @@ class _Doc:
     """One document of a snapshot, decoded once into per-node Python lists."""
 
     __slots__ = (
+        "_layout_index",
+        "_paints",
         "attrs",
         "backend",
         "clips",
@@ -188,7 +190,6 @@ class _Doc:
         "offset",
         "opacity",
         "option_selected",
-        "paint",
         "parent",
         "positioned",
         "rects",
@@ -238,7 +239,6 @@ class _Doc:
         layout = doc["layout"]
         self.rects: dict[int, list[float]] = {}
         self.text_of: dict[int, str] = {}
-        self.paint: dict[int, int] = {}
         self.visibility: dict[int, str] = {}
         self.opacity: dict[int, float] = {}
         self.no_pointer: set[int] = set()
@@ -246,35 +246,47 @@ class _Doc:
         self.positioned: dict[int, str] = {}  # position other than static
         paints = layout.get("paintOrders") or []
         bounds, texts, styles = layout["bounds"], layout["text"], layout["styles"]
-        rects, text_of, paint = self.rects, self.text_of, self.paint
-        # Style values repeat: decode each distinct string index once. Only non-default values are kept.
-        hidden_idx = {i for i, v in enumerate(strings) if v in ("hidden", "collapse")} if styles else set()
+        rects, text_of = self.rects, self.text_of
+        self._paints = paints
+        self._layout_index: dict[int, int] = {}
+        layout_index = self._layout_index
+        # Style values repeat: compare string-table indices, decode each distinct value once, and keep
+        # only non-default values.
+        special = {"hidden", "collapse", "none", "visible", "", "static"}
+        idx: dict[str, set[int]] = {v: set() for v in special}
+        if styles:
+            for i, v in enumerate(strings):
+                if v in special:
+                    idx[v].add(i)
+        hidden_idx = idx["hidden"] | idx["collapse"]
+        none_idx, no_clip_idx, static_idx = idx["none"], idx["visible"] | idx[""] | {-1}, idx["static"] | idx[""] | {-1}
         opacity_cache: dict[int, float] = {}
         for li, ni in enumerate(layout["nodeIndex"]):
-            if ni in rects:
+            if ni in layout_index:
                 continue  # continuation boxes (inline wrapping): the first box is enough
+            layout_index[ni] = li
             rects[ni] = bounds[li]
             t = texts[li]
             if t >= 0:
                 text_of[ni] = strings[t]
-            if paints:
-                paint[ni] = paints[li]
             st = styles[li]
             if st:
                 if st[0] in hidden_idx:
                     self.visibility[ni] = strings[st[0]]
-                if len(st) > 1 and st[1] >= 0:
-                    op = opacity_cache.get(st[1])
+                o = st[1] if len(st) > 1 else -1
+                if o >= 0:
+                    op = opacity_cache.get(o)
                     if op is None:
-                        op = opacity_cache[st[1]] = float(strings[st[1]] or 1)
+                        op = opacity_cache[o] = float(strings[o] or 1)
                     if op != 1.0:
                         self.opacity[ni] = op
-                if len(st) > 2 and st[2] >= 0 and strings[st[2]] == "none":
-                    self.no_pointer.add(ni)
-                if len(st) > 3 and st[3] >= 0 and strings[st[3]] not in ("visible", ""):
-                    self.clips.add(ni)
-                if len(st) > 4 and st[4] >= 0 and strings[st[4]] not in ("static", ""):
-                    self.positioned[ni] = strings[st[4]]
+                if len(st) > 4:
+                    if st[2] in none_idx:
+                        self.no_pointer.add(ni)
+                    if st[3] not in no_clip_idx:
+                        self.clips.add(ni)
+                    if st[4] not in static_idx:
+                        self.positioned[ni] = strings[st[4]]
         # Elements whose role or contenteditable attribute can make them interactive.
         flag_names = {i for i, v in enumerate(strings) if v in ("role", "contenteditable")}
         self.flagged = (
@@ -282,6 +294,11 @@ class _Doc:
         )
         self.offset = (0.0, 0.0)
         self.texts = strings
+
+    def paint_of(self, node: int) -> int | None:
+        """Global paint order of the node's first box (None without paint order or a box)."""
+        li = self._layout_index.get(node)
+        return self._paints[li] if li is not None and self._paints else None
 
     def attributes(self, i: int) -> dict[str, str]:
         a = self.attrs[i]
@@ -827,7 +844,7 @@ class _Builder:
         Only boxes containing the element's centre can cover it: a coarse grid over the viewport
         finds them without scanning the page. Boxes with pointer-events:none never count.
         """
-        po = doc.paint.get(node)
+        po = doc.paint_of(node)
         if po is None:
             return False
         x, y, w, h = box
@@ -853,18 +870,19 @@ class _Builder:
         grid = {}
         ox, oy = doc.offset
         cx, cy, cw, ch = self.clip.get(id(doc), (0.0, 0.0, self.viewport[0], self.viewport[1]))
+        top, bottom, left, right = cy - oy, cy + ch - oy, cx - ox, cx + cw - ox  # the clip, in document px
+        types, no_pointer, visibility, opacity = doc.types, doc.no_pointer, doc.visibility, doc.opacity
         for ni, r in doc.rects.items():
-            if doc.types[ni] != 1 or r[2] <= 0 or r[3] <= 0 or ni in doc.no_pointer:
+            # Cheapest test first: most boxes of a long page are outside the viewport.
+            if r[1] >= bottom or r[1] + r[3] <= top or r[0] >= right or r[0] + r[2] <= left:
                 continue
-            if doc.visibility.get(ni, "visible") in ("hidden", "collapse") or doc.opacity.get(ni, 1.0) == 0:
+            if types[ni] != 1 or r[2] <= 0 or r[3] <= 0 or ni in no_pointer or ni in visibility:
                 continue
-            po = doc.paint.get(ni)
-            if po is None:
+            po = doc.paint_of(ni)
+            if po is None or opacity.get(ni, 1.0) == 0:
                 continue
             vx0, vy0 = max(r[0] + ox, cx), max(r[1] + oy, cy)
             vx1, vy1 = min(r[0] + ox + r[2], cx + cw), min(r[1] + oy + r[3], cy + ch)
-            if vx1 <= vx0 or vy1 <= vy0:
-                continue
             item = (po, r[0], r[1], r[0] + r[2], r[1] + r[3], ni)
             for gx in range(int(vx0 // GRID), int((vx1 - 0.001) // GRID) + 1):
                 for gy in range(int(vy0 // GRID), int((vy1 - 0.001) // GRID) + 1):
