@@ -240,6 +240,32 @@ def markdown(results: dict[str, Any]) -> str:
                 f"| {system} | {page} | {extra.get('elements')} | {extra.get('page_content_chars')} | {phases} |"
             )
         lines.append("")
+    look_cpu = {(r["system"], r["page"]): r for r in results["summary"] if r["metric"] == "state.cpu"}
+    process_rows = []
+    for page, info in results.get("pages", {}).items():
+        for system, facts in (info.get("facts") or {}).items():
+            if not system.startswith("engine"):
+                continue
+            cpu, wall = look_cpu.get((system, page)), look.get((system, "state", page))
+            share = (
+                f"{100 * cpu['median_ms'] / wall['median_ms']:.0f} %"
+                if cpu and wall and cpu.get("median_ms") and wall.get("median_ms")
+                else "–"
+            )
+            process_rows.append(
+                f"| {system} | {page} | {share} | {facts.get('peak_rss_mb', 0):.0f} | "
+                f"{facts.get('validate_action_us', '–')} | {facts.get('parse_action_us', '–')} |"
+            )
+    if process_rows:
+        lines += [
+            "cdp-engine process (Python CPU share of the state's wall time, peak RSS of the engine's process "
+            "after the page, cost of checking an action against protocol/schemas):",
+            "",
+            "| system | page | Python CPU / wall | peak RSS MB | validate_action µs | parse_action (JSON text) µs |",
+            "|---|---|---:|---:|---:|---:|",
+            *process_rows,
+            "",
+        ]
     coverage = [
         r for r in results["summary"] if r["extra"].get("markers_missing") or r["extra"].get("markers_found")
     ]

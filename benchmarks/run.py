@@ -203,8 +203,32 @@ async def engine_measurements(
                     series.done()
                 except Exception as exc:
                     emit("error", url=url, metric=metric, error=error_text(exc))
-            emit("facts", url=url, peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+            emit(
+                "facts",
+                url=url,
+                peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                **_validator_cost(),
+            )
     emit("done")
+
+
+def _validator_cost() -> dict[str, float]:
+    """What checking an incoming action against protocol/schemas costs (µs per action)."""
+    from cdp_engine.actions import parse_action, validate_action
+
+    action = {"action": "input_text", "element_index": 12, "text": "user@example.com", "overwrite": True}
+    raw = json.dumps(action)
+    out: dict[str, float] = {}
+    for name, fn, arg in (
+        ("validate_action_us", validate_action, action),
+        ("parse_action_us", parse_action, raw),
+    ):
+        n = 20_000
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn(arg)  # type: ignore[operator]
+        out[name] = round((time.perf_counter() - t0) / n * 1e6, 2)
+    return out
 
 
 async def engine_cold_start(
