@@ -64,12 +64,19 @@ MAIN_PACKAGES = ["websockets", "orjson", "aiohttp", "xxhash", "cdp-engine"]
 
 def _pick(state: dict[str, Any], kind: str) -> int | None:
     """The first element of the state's element_index to click ("click") or to type into ("input")."""
-    for key, d in state.get("element_index", {}).items():
+    index = state.get("element_index", {})
+    for key, d in index.items():
         attrs = d["attributes"]
         if kind == "click" and d["tag"] == "button":
             return int(key)
-        if kind == "input" and (d["tag"] == "textarea" or (d["tag"] == "input" and attrs["type"] == "text")):
+        if kind == "input" and (
+            d["tag"] == "textarea" or (d["tag"] == "input" and attrs["type"] in ("text", "search"))
+        ):
             return int(key)
+    if kind == "click":  # pages without buttons (the docs): a link to an anchor on the same page
+        for key, d in index.items():
+            if d["tag"] == "a" and (d["attributes"]["href"] or "").startswith("#"):
+                return int(key)
     return None
 
 

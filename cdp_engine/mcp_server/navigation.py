@@ -65,6 +65,7 @@ async def browser_navigate(ctx: Ctx, url: str, *, page_id: str | None = None) ->
         tab = page.tab
         chain = {target}
         downloads: list[Download] = []
+        arrived = asyncio.Event()
         main = tab.main_frame_id
 
         def on_request(params: dict[str, Any]) -> None:
@@ -77,6 +78,7 @@ async def browser_navigate(ctx: Ctx, url: str, *, page_id: str | None = None) ->
         def on_event(kind: str, payload: Any) -> None:
             if kind == "download" and isinstance(payload, Download) and payload not in downloads:
                 downloads.append(payload)
+                arrived.set()
 
         unsubscribe = [tab.session.on("Network.requestWillBeSent", on_request), tab.add_listener(on_event)]
         try:
@@ -89,14 +91,14 @@ async def browser_navigate(ctx: Ctx, url: str, *, page_id: str | None = None) ->
             except (NavigationError, ProtocolError) as exc:
                 # A navigation that became a download is aborted; its download event may follow the answer.
                 aborted = isinstance(exc, NavigationError) and exc.error_text == "net::ERR_ABORTED"
-                download = await _matching_download(downloads, chain, DOWNLOAD_SETTLE if aborted else 0)
+                download = await _matching_download(downloads, arrived, chain, DOWNLOAD_SETTLE if aborted else 0)
                 if download is not None:
                     return await _download_result(page, download)
                 reason = exc.error_text if isinstance(exc, NavigationError) else exc.message
                 raise ToolError("navigation_failed", f"Navigation to {target} failed: {reason}") from None
             await wait_loaded(tab, min(LOAD_GRACE, max(0.0, ctx.remaining() - 0.5)))
             data: dict[str, Any] = {"url": tab.url, "title": await page_title(tab)}
-            download = await _matching_download(downloads, chain, 0)
+            download = await _matching_download(downloads, arrived, chain, 0)
             if download is not None:
                 data.update(await _download_result(page, download, with_page=False))
             return data
@@ -107,7 +109,9 @@ async def browser_navigate(ctx: Ctx, url: str, *, page_id: str | None = None) ->
     return await ctx.run(page, action)
 
 
-async def _matching_download(downloads: list[Download], chain: set[str], settle: float) -> Download | None:
+async def _matching_download(
+    downloads: list[Download], arrived: asyncio.Event, chain: set[str], settle: float
+) -> Download | None:
     """The download whose URL is the navigation's or one of its redirects, waiting up to `settle` for it."""
     loop = asyncio.get_running_loop()
     end = loop.time() + settle
@@ -115,9 +119,13 @@ async def _matching_download(downloads: list[Download], chain: set[str], settle:
         for download in downloads:
             if download.url in chain:
                 return download
-        if loop.time() >= end:
+        remaining = end - loop.time()
+        if remaining <= 0:
             return None
-        await asyncio.sleep(0.02)
+        arrived.clear()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(remaining):
+                await arrived.wait()  # woken by the next download event
 
 
 async def _download_result(page: Page, download: Download, *, with_page: bool = True) -> dict[str, Any]:
