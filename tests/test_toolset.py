@@ -1205,7 +1205,16 @@ async def test_console_and_network_logs(make_ts: MakeToolset, site: Any) -> None
       setTimeout(() => {{ throw new Error('uncaught boom') }}, 0);
     </script>"""
     await goto(ts, page(site, body))
-    await asyncio.sleep(0.2)
+    # The page's script runs after the navigation answers: wait (bounded) for its last request and error.
+    [managed] = ts.book.tabs.values()
+    async with asyncio.timeout(10):
+        while not (  # noqa: ASYNC110 - the test watches the buffers the members read
+            managed.network is not None
+            and any(data in str(e.get("url", "")) for e in managed.network.entries)
+            and managed.console is not None
+            and any("uncaught boom" in str(e) for e in managed.console.entries)
+        ):
+            await asyncio.sleep(0.02)
     console = text(await ok(ts, "read_console")).splitlines()
     assert console[0].startswith("[log] hello 42 {a: 1}")
     assert console[1].startswith("[warning] careful") and console[2].startswith("[error] bad thing")

@@ -57,6 +57,28 @@ def _remote(obj: dict[str, Any]) -> str:
     return str(obj.get("description") or obj.get("className") or obj.get("type", ""))
 
 
+class _Text:
+    """A console line whose text may still be completed (object previews fetched after the event)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+# A one-line preview like DevTools': {a: 1, b: "x"} or [1, 2, …].
+PREVIEW_FUNCTION = """function() {
+  const show = (v) => typeof v === 'string' ? JSON.stringify(v) : (v && typeof v === 'object')
+    ? (Array.isArray(v) ? 'Array(' + v.length + ')' : (v.constructor && v.constructor.name) || 'Object') : String(v);
+  if (Array.isArray(this)) return '[' + this.slice(0, 5).map(show).join(', ') + (this.length > 5 ? ', …' : '') + ']';
+  const keys = Object.keys(this);
+  return '{' + keys.slice(0, 5).map(k => k + ': ' + show(this[k])).join(', ') + (keys.length > 5 ? ', …' : '') + '}';
+}"""
+
+
 def _json(value: Any) -> str:
     import orjson
 
@@ -105,7 +127,19 @@ class _Log:
 class ConsoleLog(_Log):
     """console.* calls and uncaught exceptions, one line each: `[level] text (source:line)`."""
 
+    _session_of: Any = None
+
     def _subscribe(self, session: CDPSession) -> None:
+        if not hasattr(self, "_pending"):
+            self._pending: set[asyncio.Future[None]] = set()
+            self._by_context: dict[int, CDPSession] = {}
+            self._session_of = lambda params: self._by_context.get(params.get("executionContextId", -1), self.tab.session)
+        self._unsubscribe.append(
+            session.on(
+                "Runtime.executionContextCreated",
+                lambda p, session=session: self._by_context.__setitem__(p["context"]["id"], session),
+            )
+        )
         self._unsubscribe.append(session.on("Runtime.consoleAPICalled", self._on_console))
         self._unsubscribe.append(session.on("Runtime.exceptionThrown", self._on_exception))
         session.send("Runtime.enable").add_done_callback(_quiet)
@@ -118,13 +152,52 @@ class ConsoleLog(_Log):
             "debug": "debug",
             "info": "info",
         }.get(params.get("type", "log"), "log")
-        text = " ".join(_remote(arg) for arg in params.get("args", []))
+        args = params.get("args", [])
         frames = (params.get("stackTrace") or {}).get("callFrames") or []
         where = ""
         if frames and frames[0].get("url"):
             f = frames[0]
             where = f" ({clean_url(f['url'], redact=True)[:URL_MAX]}:{f.get('lineNumber', 0) + 1})"
-        self._push(f"[{level}] {_bounded(text)}{where}")
+        missing = [a for a in args if a.get("type") == "object" and "preview" not in a and a.get("objectId")]
+        if not missing or self._session_of is None:
+            self._push(f"[{level}] {_bounded(' '.join(_remote(arg) for arg in args))}{where}")
+            return
+        # Chromium sometimes reports an object without its preview (a message from a document still being
+        # handed to a new process): build it from the object itself before the entry is read.
+        entry = _Text(f"[{level}] {_bounded(' '.join(_remote(arg) for arg in args))}{where}")
+        self._push(entry)
+        session = self._session_of(params)
+        task = asyncio.ensure_future(self._fill_previews(session, args, level, where, entry))
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def _fill_previews(
+        self, session: CDPSession, args: list[dict[str, Any]], level: str, where: str, entry: _Text
+    ) -> None:
+        filled = []
+        for arg in args:
+            if arg.get("type") == "object" and "preview" not in arg and arg.get("objectId"):
+                try:
+                    result = await session.send(
+                        "Runtime.callFunctionOn",
+                        {
+                            "objectId": arg["objectId"],
+                            "functionDeclaration": PREVIEW_FUNCTION,
+                            "returnByValue": True,
+                        },
+                        timeout=1.0,
+                    )
+                    filled.append(str(result.get("result", {}).get("value") or _remote(arg)))
+                    continue
+                except Exception:
+                    pass
+            filled.append(_remote(arg))
+        entry.text = f"[{level}] {_bounded(' '.join(filled))}{where}"
+
+    async def settle(self) -> None:
+        """Let previews still being fetched land before a read (bounded)."""
+        if self._pending:
+            await asyncio.wait(set(self._pending), timeout=1.0)
 
     def _on_exception(self, params: dict[str, Any]) -> None:
         details = params.get("exceptionDetails") or {}
@@ -135,7 +208,7 @@ class ConsoleLog(_Log):
         self._push(f"[exception] {_bounded(f'{prefix} {first}'.strip())}")
 
     def read(self) -> str:
-        lines = list(self.entries)
+        lines = [str(e) for e in self.entries]
         self.entries.clear()
         if self.dropped:
             lines.insert(0, f"({self.dropped} earlier entries were dropped.)")

@@ -901,6 +901,7 @@ class BrowserToolset:
         if managed.console is None:
             managed.console = ConsoleLog(managed.tab)
             managed.console.attach_all()
+        await managed.console.settle()
         return managed.console.read()
 
     async def _m_read_network(self, p: dict[str, Any], managed: ManagedTab) -> str:
