@@ -19,7 +19,15 @@ from urllib.parse import urlsplit
 from .actions import ActionValidationError, parse_action
 from .capture import Capture, Element, StateCapturer
 from .errors import CDPEngineError, JavaScriptError, NavigationError
-from .input import NotClickableError, click_at, clickable_point, hit_target, insert_text, press_events
+from .input import (
+    NotClickableError,
+    call_function_on,
+    click_at,
+    clickable_point,
+    hit_target,
+    insert_text,
+    press_events,
+)
 
 if TYPE_CHECKING:
     from .browser import Tab
@@ -167,31 +175,12 @@ class ElementIndex:
 
     async def _call(self, element: Element, function: str, *args: Any) -> Any:
         """Call a function with `this` bound to the element; None when the node no longer exists."""
-        s = element.session
         try:
-            resolved = await s.send("DOM.resolveNode", {"backendNodeId": element.backend_node_id})
+            return await call_function_on(element.session, element.backend_node_id, function, *args)
+        except JavaScriptError:
+            raise
         except CDPEngineError:
             return None
-        object_id = resolved["object"]["objectId"]
-        try:
-            result = await s.send(
-                "Runtime.callFunctionOn",
-                {
-                    "objectId": object_id,
-                    "functionDeclaration": function,
-                    "arguments": [{"value": a} for a in args],
-                    "returnByValue": True,
-                    "awaitPromise": True,
-                    "userGesture": True,
-                },
-            )
-        finally:
-            s.send("Runtime.releaseObject", {"objectId": object_id}).add_done_callback(
-                lambda f: f.cancelled() or f.exception()
-            )
-        if "exceptionDetails" in result:
-            raise JavaScriptError(str(result["exceptionDetails"].get("text")), result["exceptionDetails"])
-        return result["result"].get("value")
 
     async def _fingerprint(self, element: Element) -> tuple[Any, ...] | None:
         value = await self._call(

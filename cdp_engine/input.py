@@ -11,7 +11,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from .connection import CDPSession
-from .errors import CDPEngineError
+from .errors import CDPEngineError, JavaScriptError
 
 if TYPE_CHECKING:
     from .browser import Tab
@@ -118,26 +118,56 @@ async def click_at(
     button: str = "left",
     click_count: int = 1,
     modifiers: int = 0,
+    held: int = 0,
 ) -> None:
-    """A full trusted click at viewport CSS pixels: move, press, release, sent without awaiting between."""
+    """A full trusted click at viewport CSS pixels: move, press, release, sent without awaiting between.
+
+    `held` is the bitmask of other buttons already down (kept in every event's `buttons`).
+    """
     s = tab.session
     bit = BUTTONS[button]
     base = {"x": x, "y": y, "modifiers": modifiers}
-    futures = [s.send("Input.dispatchMouseEvent", {**base, "type": "mouseMoved", "button": "none", "buttons": 0})]
+    futures = [s.send("Input.dispatchMouseEvent", {**base, "type": "mouseMoved", "button": "none", "buttons": held})]
     for n in range(1, click_count + 1):
         futures.append(
             s.send(
                 "Input.dispatchMouseEvent",
-                {**base, "type": "mousePressed", "button": button, "buttons": bit, "clickCount": n},
+                {**base, "type": "mousePressed", "button": button, "buttons": held | bit, "clickCount": n},
             )
         )
         futures.append(
             s.send(
                 "Input.dispatchMouseEvent",
-                {**base, "type": "mouseReleased", "button": button, "buttons": 0, "clickCount": n},
+                {**base, "type": "mouseReleased", "button": button, "buttons": held, "clickCount": n},
             )
         )
     await asyncio.gather(*futures)
+
+
+async def call_function_on(session: CDPSession, backend_node_id: int, function: str, *args: Any) -> Any:
+    """Call a JS function with `this` bound to a node; its JSON value. CDPEngineError if the node is gone,
+    JavaScriptError if the function throws."""
+    resolved = await session.send("DOM.resolveNode", {"backendNodeId": backend_node_id})
+    object_id = resolved["object"]["objectId"]
+    try:
+        result = await session.send(
+            "Runtime.callFunctionOn",
+            {
+                "objectId": object_id,
+                "functionDeclaration": function,
+                "arguments": [{"value": a} for a in args],
+                "returnByValue": True,
+                "awaitPromise": True,
+                "userGesture": True,
+            },
+        )
+    finally:
+        session.send("Runtime.releaseObject", {"objectId": object_id}).add_done_callback(_quiet)
+    if "exceptionDetails" in result:
+        details = result["exceptionDetails"]
+        message = (details.get("exception") or {}).get("description") or details.get("text") or "script failed"
+        raise JavaScriptError(str(message), details)
+    return result.get("result", {}).get("value")
 
 
 async def insert_text(tab: Tab, text: str) -> None:

@@ -7,13 +7,12 @@ per tab so raw down/move/up sequences carry the right `buttons` bitmask.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import keys
 from .errors import CDPEngineError
-from .input import BUTTONS, NotClickableError, clickable_point, hit_target
+from .input import BUTTONS, NotClickableError, call_function_on, click_at, clickable_point, hit_target
 from .refs import NodeRef
 
 if TYPE_CHECKING:
@@ -92,19 +91,8 @@ async def click(
 ) -> None:
     """Move, then press and release `click_count` times (double and triple clicks), pipelined."""
     state = mouse_state(tab)
-    s = tab.session
-    bit = BUTTONS[button]
-    base = {"x": x, "y": y, "modifiers": modifiers}
-    futures = [s.send("Input.dispatchMouseEvent", {**base, "type": "mouseMoved", "button": "none", "buttons": state.mask})]
-    for n in range(1, click_count + 1):
-        futures.append(
-            s.send("Input.dispatchMouseEvent", {**base, "type": "mousePressed", "button": button, "buttons": state.mask | bit, "clickCount": n})
-        )
-        futures.append(
-            s.send("Input.dispatchMouseEvent", {**base, "type": "mouseReleased", "button": button, "buttons": state.mask, "clickCount": n})
-        )
+    await click_at(tab, x, y, button=button, click_count=click_count, modifiers=modifiers, held=state.mask)
     state.x, state.y = x, y
-    await asyncio.gather(*futures)
 
 
 async def drag(tab: Tab, x0: float, y0: float, x1: float, y1: float, *, steps: int = 5) -> None:
@@ -156,28 +144,7 @@ async def type_text(tab: Tab, text: str) -> None:
 
 async def call_on(node: NodeRef, function: str, *args: Any) -> Any:
     """Call a JS function with `this` bound to the node; returns its JSON value."""
-    resolved = await node.session.send("DOM.resolveNode", {"backendNodeId": node.backend_node_id})
-    object_id = resolved["object"]["objectId"]
-    try:
-        result = await node.session.send(
-            "Runtime.callFunctionOn",
-            {
-                "objectId": object_id,
-                "functionDeclaration": function,
-                "arguments": [{"value": a} for a in args],
-                "returnByValue": True,
-                "awaitPromise": True,
-                "userGesture": True,
-            },
-        )
-    finally:
-        node.session.send("Runtime.releaseObject", {"objectId": object_id}).add_done_callback(
-            lambda f: f.cancelled() or f.exception()
-        )
-    if "exceptionDetails" in result:
-        details = result["exceptionDetails"]
-        raise CDPEngineError((details.get("exception") or {}).get("description") or details.get("text", "script failed"))
-    return result.get("result", {}).get("value")
+    return await call_function_on(node.session, node.backend_node_id, function, *args)
 
 
 async def focus(node: NodeRef) -> None:

@@ -1195,7 +1195,26 @@ async def test_javascript_exec(make_ts: MakeToolset, site: Any) -> None:
 
 
 async def test_console_and_network_logs(make_ts: MakeToolset, site: Any) -> None:
-    ts = await make_ts(configs={"read_console": {"enabled": True}, "read_network": {"enabled": True}})
+    # Its own browser: in the session's shared browser, after some other suites, Chromium stops reporting
+    # this page's fetch on the tab's session although the server receives it (an open engine bug, see
+    # the closing note of the toolset issue); this test checks the logs, not that interference.
+    async with cdp_engine.launch() as own:
+        ts = await BrowserToolset(
+            own,
+            config=ToolsetConfig(
+                configs={"read_console": {"enabled": True}, "read_network": {"enabled": True}}
+            ),
+        ).start()
+        try:
+            await _console_and_network_logs(ts, site)
+        finally:
+            await ts.close()
+    # Only tabs of a toolset with the member enabled pay for the events.
+    plain = await make_ts()
+    assert all(m.console is None and m.network is None for m in plain.book.tabs.values())
+
+
+async def _console_and_network_logs(ts: BrowserToolset, site: Any) -> None:
     data = site.add(path("data"), "{}")
     body = f"""<script>
       console.log('hello', 42, {{a: 1}});
@@ -1207,14 +1226,25 @@ async def test_console_and_network_logs(make_ts: MakeToolset, site: Any) -> None
     await goto(ts, page(site, body))
     # The page's script runs after the navigation answers: wait (bounded) for its last request and error.
     [managed] = ts.book.tabs.values()
-    async with asyncio.timeout(10):
-        while not (  # noqa: ASYNC110 - the test watches the buffers the members read
+
+    def arrived() -> bool:
+        return (
             managed.network is not None
             and any(data in str(e.get("url", "")) for e in managed.network.entries)
             and managed.console is not None
             and any("uncaught boom" in str(e) for e in managed.console.entries)
-        ):
-            await asyncio.sleep(0.02)
+        )
+
+    try:
+        async with asyncio.timeout(10):
+            while not arrived():  # noqa: ASYNC110 - the test watches the buffers the members read
+                await asyncio.sleep(0.02)
+    except TimeoutError:
+        network_seen = [e.get("url") for e in managed.network.entries] if managed.network else None
+        console_seen = [str(e) for e in managed.console.entries] if managed.console else None
+        raise AssertionError(
+            f"network {network_seen}; console {console_seen}; server hits {site.hits.get(data.split('?')[0].replace(site.url, ''))}"
+        ) from None
     console = text(await ok(ts, "read_console")).splitlines()
     assert console[0].startswith("[log] hello 42 {a: 1}")
     assert console[1].startswith("[warning] careful") and console[2].startswith("[error] bad thing")
@@ -1225,9 +1255,6 @@ async def test_console_and_network_logs(make_ts: MakeToolset, site: Any) -> None
     fetched = next(line for line in network.splitlines() if data in line)
     assert "api_key=REDACTED&page=2" in fetched and "s3cret" not in network
     assert text(await ok(ts, "read_network")) == "No network requests since the last read."
-    # Only tabs of a toolset with the member enabled pay for the events.
-    plain = await make_ts()
-    assert all(m.console is None and m.network is None for m in plain.book.tabs.values())
 
 
 # ----- batches ------------------------------------------------------------------------------------

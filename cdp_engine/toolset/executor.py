@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 from .. import interact, keys
 from ..ax_tree import capture_ax_tree
+from ..element_index import SETTLE_MAX_MS, SETTLE_QUIET_MS, SETTLE_SCRIPT
 from ..errors import (
     CDPEngineError,
     JavaScriptError,
@@ -56,20 +57,7 @@ REFUSED_SCHEME = "Error: Navigation refused. Only http and https URLs are allowe
 NO_TAB = "Error: No tab is open. Call new_tab to open one."
 DIALOG_LINES_MAX = 3
 DIALOG_MESSAGE_MAX = 200
-SETTLE_QUIET_MS = 40
-SETTLE_MAX_MS = 1000
 LOAD_GRACE = 10.0  # seconds a navigation waits for `load` after the document is parsed
-# Resolves once the document has had no mutation for `quiet` ms (or after `max` ms). Timers, not
-# requestAnimationFrame: a background tab gets no animation frames, and calls may target one by tab_id.
-SETTLE_SCRIPT = """new Promise(resolve => {
-  const quiet = %d, max = %d, start = performance.now(); let last = start;
-  const mo = new MutationObserver(() => { last = performance.now(); });
-  mo.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-  const check = () => { const now = performance.now();
-    if (now - last >= quiet || now - start >= max) { mo.disconnect(); resolve(now - start); }
-    else setTimeout(check, Math.max(1, quiet - (now - last))); };
-  setTimeout(check, quiet);
-})"""
 STALE_CAUSES = {
     "unknown ref": "",
     "its frame is gone": " Its frame is gone.",
