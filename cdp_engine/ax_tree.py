@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from .capture import _Builder, _Doc
 from .connection import CDPSession
-from .errors import CDPEngineError
 from .refs import ax_name, ax_role
 
 if TYPE_CHECKING:
@@ -206,10 +205,3 @@ def _propagate_visibility(root: AXNode) -> None:
         return node.visible or any_child
 
     visit(root, True)
-
-
-async def node_text(tab: Tab) -> str:  # pragma: no cover - convenience
-    try:
-        return str(await tab.evaluate("document.body ? document.body.innerText : ''"))
-    except CDPEngineError:
-        return ""

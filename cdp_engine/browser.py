@@ -1030,9 +1030,6 @@ class Browser:
             await tab.goto(url, timeout=timeout, **goto_kwargs)
         return tab
 
-    def pages(self) -> list[Tab]:
-        return list(self.tabs.values())
-
     async def add_init_script(self, source: str) -> None:
         """Run source at the start of every new document in every frame of every tab, now and later."""
         self.init_scripts.append(source)

@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from aiohttp import web
+from procs import live_processes_with
 
 import cdp_engine
 from cdp_engine import (
@@ -50,30 +51,6 @@ def unique(prefix: str) -> str:
 
 
 # ----- /proc helpers ------------------------------------------------------------------------------
-
-
-def _state(pid: int | str) -> str | None:
-    """The process state letter from /proc/<pid>/stat, or None when there is no such process."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat.rsplit(")", 1)[1].split()[0]
-
-
-def live_processes_with(needle: str) -> list[int]:
-    """Pids of running (not zombie) processes whose command line contains needle."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cmdline = Path(entry.path, "cmdline").read_bytes()
-        except OSError:
-            continue
-        if needle.encode() in cmdline and _state(entry.name) not in (None, "Z", "X"):
-            found.append(int(entry.name))
-    return found
 
 
 def live_process_group(pgid: int) -> list[int]:

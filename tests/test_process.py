@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from procs import alive, live_processes_with
 
 import cdp_engine
 
@@ -35,29 +36,6 @@ async def main():
 
 asyncio.run(main())
 """
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-
-
-def live_processes_with(needle: str) -> list[int]:
-    """Pids of running (not zombie) processes whose command line contains needle."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cmdline = Path(entry.path, "cmdline").read_bytes()
-        except OSError:
-            continue
-        if needle.encode() in cmdline and _alive(int(entry.name)):
-            found.append(int(entry.name))
-    return found
 
 
 def _read_line(proc: subprocess.Popen[bytes], timeout: float) -> bytes:
@@ -98,7 +76,7 @@ def test_sigkilled_launcher_leaves_no_chromium(transport: str, tmp_path: Path) -
             raise AssertionError(f"{exc}\n{(tmp_path / 'stderr').read_text(errors='replace')}") from None
         pid = int(info["pid"])  # type: ignore[call-overload]
         profile = str(info["profile"])
-        assert _alive(pid)
+        assert alive(pid)
         assert pid in live_processes_with(f"--user-data-dir={profile}")
         assert len(live_processes_with(profile)) > 1, "expected renderer/utility processes too"
 
@@ -112,7 +90,7 @@ def test_sigkilled_launcher_leaves_no_chromium(transport: str, tmp_path: Path) -
                 f"Chromium processes outlived their launcher by 10 s: {live_processes_with(profile)}"
             )
             time.sleep(0.05)
-        assert not _alive(pid) or pid not in live_processes_with(profile)
+        assert not alive(pid) or pid not in live_processes_with(profile)
     finally:
         if child.poll() is None:
             child.kill()
