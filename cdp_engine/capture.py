@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import xxhash
 
-from .connection import CDPSession
+from .connection import CDPSession, gc_paused
 from .errors import CDPEngineError
 
 if TYPE_CHECKING:
@@ -28,7 +28,19 @@ if TYPE_CHECKING:
 
 INTERACTIVE_TAGS = frozenset({"a", "button", "input", "textarea", "select", "option"})
 INTERACTIVE_ROLES = frozenset(
-    {"button", "link", "menuitem", "checkbox", "radio", "switch", "textbox", "searchbox", "combobox", "listbox", "option"}
+    {
+        "button",
+        "link",
+        "menuitem",
+        "checkbox",
+        "radio",
+        "switch",
+        "textbox",
+        "searchbox",
+        "combobox",
+        "listbox",
+        "option",
+    }
 )
 FORM_CONTROLS = frozenset({"input", "textarea", "select", "button", "meter", "output", "progress"})
 BUTTON_TYPES = frozenset({"submit", "reset", "button"})
@@ -60,8 +72,14 @@ BLOCK_TAGS = frozenset(
 # contenteditable attribute.
 SPECIAL_TAGS = SEMANTIC_TAGS | INTERACTIVE_TAGS | frozenset({"iframe", "frame", "label"})
 PLAIN_CANDIDATES = frozenset({"div", "span"})
+# Semantic tags that are never interactive themselves: without a role, contenteditable or an attribute
+# from CONTENT_ATTRS, page_content shows them as the bare tag.
+PLAIN_SEMANTIC = SEMANTIC_TAGS - INTERACTIVE_TAGS - frozenset({"label", "iframe", "img"})
+OPEN_TAG = {t: f"{chr(10) if t in BLOCK_TAGS else ''}<{t}>" for t in PLAIN_SEMANTIC}
+CLOSE_TAG = {t: f"</{t}>{chr(10) if t in BLOCK_TAGS else ''}" for t in PLAIN_SEMANTIC}
 CONTENT_ATTRS = ("href", "type", "name", "placeholder", "alt", "aria-label", "role", "title")
 PAGE_CONTENT_CAP = 100_000
+TRUNCATED_NOTE = f"\n[truncated: page_content is capped at {PAGE_CONTENT_CAP} characters]"
 GRID = 64.0  # px, cell size of the occlusion grid
 TEXT_CAP = 200  # chars of text_content per element
 SNAPSHOT_STYLES = ["visibility", "opacity", "pointer-events", "overflow", "position"]
@@ -106,7 +124,13 @@ class Element:
 
     def fingerprint(self) -> tuple[Any, ...]:
         d = self.descriptor
-        return (self.tag, d["aria-label"], d["attributes"]["name"], d["attributes"]["type"], d["text_content"])
+        return (
+            self.tag,
+            d["aria-label"],
+            d["attributes"]["name"],
+            d["attributes"]["type"],
+            d["text_content"],
+        )
 
 
 @dataclass
@@ -156,9 +180,33 @@ def implicit_role(name: str, attrs: dict[str, str], input_type: str | None) -> s
     return False
 
 
+_LOOKED_UP = (
+    "",
+    "visible",
+    "hidden",
+    "collapse",
+    "1",
+    "auto",
+    "none",
+    "static",
+    "role",
+    "contenteditable",
+    *CONTENT_ATTRS,
+)
+
+
+def _string_index(strings: list[str], value: str) -> int:
+    try:
+        return strings.index(value)
+    except ValueError:
+        return -2
+
+
 def state_hash(url: str, page_content: str) -> str:
     """SHA-256 of the canonical bytes: JSON {"page_content": …, "url": …}, keys sorted, no spaces, UTF-8."""
-    return hashlib.sha256(orjson.dumps({"page_content": page_content, "url": url}, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return hashlib.sha256(
+        orjson.dumps({"page_content": page_content, "url": url}, option=orjson.OPT_SORT_KEYS)
+    ).hexdigest()
 
 
 def _escape(text: str) -> str:
@@ -173,11 +221,11 @@ class _Doc:
     """One document of a snapshot, decoded once into per-node Python lists."""
 
     __slots__ = (
-        "_layout_index",
-        "_paints",
         "attrs",
         "backend",
+        "bounds",
         "clips",
+        "content_attr_ids",
         "content_doc",
         "end",
         "flagged",
@@ -186,10 +234,12 @@ class _Doc:
         "input_value",
         "names",
         "no_pointer",
+        "node_index",
         "nodes_len",
         "offset",
         "opacity",
         "option_selected",
+        "paints",
         "parent",
         "positioned",
         "rects",
@@ -219,7 +269,9 @@ class _Doc:
         self.values: list[int] = nodes["nodeValue"]
         self.backend: list[int] = nodes["backendNodeId"]
         self.attrs: list[list[int]] = nodes["attributes"]
-        self.content_doc = dict(zip(nodes["contentDocumentIndex"]["index"], nodes["contentDocumentIndex"]["value"], strict=False))
+        self.content_doc = dict(
+            zip(nodes["contentDocumentIndex"]["index"], nodes["contentDocumentIndex"]["value"], strict=False)
+        )
         iv = nodes.get("inputValue", {"index": [], "value": []})
         self.input_value = dict(zip(iv["index"], iv["value"], strict=False))
         tv = nodes.get("textValue", {"index": [], "value": []})  # a textarea's live value is reported here
@@ -236,75 +288,63 @@ class _Doc:
             if p >= 0 and end[i] > end[p]:
                 end[p] = end[i]
         self.end = end
+        # The string table holds each distinct string once: a name's index, or -2 when it never occurs.
+        where = {v: _string_index(strings, v) for v in _LOOKED_UP}
         layout = doc["layout"]
-        self.rects: dict[int, list[float]] = {}
-        self.text_of: dict[int, str] = {}
+        self.node_index: list[int] = layout["nodeIndex"]
+        self.bounds: list[list[float]] = layout["bounds"]
+        self.paints: list[int] = layout.get("paintOrders") or []
+        # Inline boxes split around blocks repeat their node: the first box is enough. Building the maps
+        # from the reversed lists lets the first box win while the dict is filled at C speed.
+        rev = self.node_index[::-1]
+        self.rects: dict[int, list[float]] = dict(zip(rev, self.bounds[::-1], strict=True))
+        self.text_of: dict[int, str] = {
+            ni: strings[t] for ni, t in zip(rev, layout["text"][::-1], strict=True) if t >= 0
+        }
         self.visibility: dict[int, str] = {}
         self.opacity: dict[int, float] = {}
         self.no_pointer: set[int] = set()
         self.clips: set[int] = set()  # overflow other than visible: clips its content
         self.positioned: dict[int, str] = {}  # position other than static
-        paints = layout.get("paintOrders") or []
-        bounds, texts, styles = layout["bounds"], layout["text"], layout["styles"]
-        rects, text_of = self.rects, self.text_of
-        self._paints = paints
-        self._layout_index: dict[int, int] = {}
-        layout_index = self._layout_index
-        # Style values repeat: compare string-table indices, decode each distinct value once, and keep
-        # only non-default values.
-        special = {"hidden", "collapse", "none", "visible", "", "static"}
-        idx: dict[str, set[int]] = {v: set() for v in special}
-        if styles:
-            for i, v in enumerate(strings):
-                if v in special:
-                    idx[v].add(i)
-        hidden_idx = idx["hidden"] | idx["collapse"]
-        none_idx, no_clip_idx, static_idx = idx["none"], idx["visible"] | idx[""] | {-1}, idx["static"] | idx[""] | {-1}
-        opacity_cache: dict[int, float] = {}
-        for li, ni in enumerate(layout["nodeIndex"]):
-            if ni in layout_index:
-                continue  # continuation boxes (inline wrapping): the first box is enough
-            layout_index[ni] = li
-            rects[ni] = bounds[li]
-            t = texts[li]
-            if t >= 0:
-                text_of[ni] = strings[t]
-            st = styles[li]
-            if st:
-                if st[0] in hidden_idx:
-                    self.visibility[ni] = strings[st[0]]
-                o = st[1] if len(st) > 1 else -1
-                if o >= 0:
-                    op = opacity_cache.get(o)
-                    if op is None:
-                        op = opacity_cache[o] = float(strings[o] or 1)
-                    if op != 1.0:
-                        self.opacity[ni] = op
-                if len(st) > 4:
-                    if st[2] in none_idx:
-                        self.no_pointer.add(ni)
-                    if st[3] not in no_clip_idx:
-                        self.clips.add(ni)
-                    if st[4] not in static_idx:
-                        self.positioned[ni] = strings[st[4]]
-        # Elements whose role or contenteditable attribute can make them interactive.
-        flag_names = {i for i, v in enumerate(strings) if v in ("role", "contenteditable")}
-        self.flagged = (
-            {n for n, a in enumerate(self.attrs) if a and not flag_names.isdisjoint(a[0::2])} if flag_names else set()
-        )
+        # Most boxes have every style at its default: compare whole rows at C speed, decode the rest.
+        usual = [where["visible"], where["1"], where["auto"], where["visible"], where["static"]]
+        unset = {-1, where[""]}
+        for li in [li for li, row in enumerate(layout["styles"]) if row != usual]:
+            row = layout["styles"][li]
+            if len(row) < len(SNAPSHOT_STYLES):
+                continue  # the document's own layout object has no styles
+            ni = self.node_index[li]
+            vis, op, pointer, overflow, position = row
+            if vis == where["hidden"] or vis == where["collapse"]:
+                self.visibility[ni] = strings[vis]
+            if op != where["1"] and op not in unset:
+                self.opacity[ni] = float(strings[op])
+            if pointer == where["none"]:
+                self.no_pointer.add(ni)
+            if overflow != where["visible"] and overflow not in unset:
+                self.clips.add(ni)
+            if position != where["static"] and position not in unset:
+                self.positioned[ni] = strings[position]
+        # Elements whose role or contenteditable attribute can make them interactive (an attribute
+        # name, not a value that happens to share its string).
+        flag_names = {where["role"], where["contenteditable"]} - {-2}
+        self.flagged: set[int] = set()
+        if flag_names:
+            self.flagged = {
+                n
+                for n in [n for n, a in enumerate(self.attrs) if a and not flag_names.isdisjoint(a)]
+                if not flag_names.isdisjoint(self.attrs[n][0::2])
+            }
+        # Attribute names page_content shows: an element without any renders as its bare tag.
+        self.content_attr_ids = {where[a] for a in CONTENT_ATTRS} - {-2}
         self.offset = (0.0, 0.0)
         self.texts = strings
 
-    def paint_of(self, node: int) -> int | None:
-        """Global paint order of the node's first box (None without paint order or a box)."""
-        li = self._layout_index.get(node)
-        return self._paints[li] if li is not None and self._paints else None
-
     def attributes(self, i: int) -> dict[str, str]:
-        a = self.attrs[i]
+        pairs = iter(self.attrs[i])
         s = self.texts
         # An empty attribute value is string index -1.
-        return {s[a[k]].lower(): (s[a[k + 1]] if a[k + 1] >= 0 else "") for k in range(0, len(a), 2)}
+        return {s[k].lower(): (s[v] if v >= 0 else "") for k, v in zip(pairs, pairs, strict=False)}
 
 
 class StateCapturer:
@@ -350,10 +390,13 @@ class StateCapturer:
         key = self._world_key(frame_id)
         try:
             result = await session.send(
-                "Page.createIsolatedWorld", {"frameId": frame_id, "worldName": "cdp-engine", "grantUniveralAccess": False}
+                "Page.createIsolatedWorld",
+                {"frameId": frame_id, "worldName": "cdp-engine", "grantUniveralAccess": False},
             )
             ctx = result["executionContextId"]
-            await session.send("Runtime.evaluate", {"expression": PROBE_SCRIPT, "contextId": ctx, "returnByValue": True})
+            await session.send(
+                "Runtime.evaluate", {"expression": PROBE_SCRIPT, "contextId": ctx, "returnByValue": True}
+            )
         except CDPEngineError:
             return
         self._worlds[key] = ctx
@@ -368,7 +411,9 @@ class StateCapturer:
                 probes.append((fid, key[1], None))  # unknown: this key never matches, so no stale cache
                 continue
             future = session.send(
-                "Runtime.evaluate", {"expression": PROBE_SCRIPT, "contextId": ctx, "returnByValue": True}, timeout=5.0
+                "Runtime.evaluate",
+                {"expression": PROBE_SCRIPT, "contextId": ctx, "returnByValue": True},
+                timeout=5.0,
             )
             probes.append((fid, key[1], future))
         return self.tab.dom_version, probes
@@ -407,7 +452,9 @@ class StateCapturer:
 
     # ----- capture ----------------------------------------------------------------------------
 
-    async def capture(self, *, screenshot: bool | str = True, jpeg_quality: int = 80, use_cache: bool = True) -> Capture:
+    async def capture(
+        self, *, screenshot: bool | str = True, jpeg_quality: int = 80, use_cache: bool = True
+    ) -> Capture:
         """The current state; served from cache when nothing changed since the last capture."""
         t0 = time.perf_counter()
         fmt = None if not screenshot else ("jpeg" if screenshot == "jpeg" else "png")
@@ -425,8 +472,16 @@ class StateCapturer:
                     state["screenshot"] = ""
                 last.timings = {"cached": 1.0, "total_ms": (time.perf_counter() - t0) * 1000}
                 self.tab.last_timings = last.timings
-                return Capture(state, last.elements, last.version_key, last.viewport, last.timings, last.screenshot_format)
-        capture = await self._capture(fmt, jpeg_quality, t0)
+                return Capture(
+                    state,
+                    last.elements,
+                    last.version_key,
+                    last.viewport,
+                    last.timings,
+                    last.screenshot_format,
+                )
+        with gc_paused():  # the snapshot's lists are freed by refcount before the collector is back
+            capture = await self._capture(fmt, jpeg_quality, t0)
         self.last = capture
         self.tab.last_timings = capture.timings
         return capture
@@ -439,7 +494,10 @@ class StateCapturer:
         missing = [(fid, s) for fid, s in self._probe_frames() if self._world_key(fid) not in self._worlds]
         if missing:  # a new document: its probe must be in place first (usually installed already at commit)
             await asyncio.gather(
-                *[self._pending_worlds.get(self._world_key(fid)) or self._create_world(fid, s) for fid, s in missing]
+                *[
+                    self._pending_worlds.get(self._world_key(fid)) or self._create_world(fid, s)
+                    for fid, s in missing
+                ]
             )
         probes = self._send_probes()  # read before the snapshot: a later change can only cause a miss
         snapshot_futures = [s.send("DOMSnapshot.captureSnapshot", params) for _, s in frames]
@@ -479,18 +537,21 @@ class StateCapturer:
         builder = _Builder(self, viewport, docs_by_session, oopif_owner)
         await builder.place_frames()
         builder.walk()
-        t_walk = time.perf_counter()
-        await builder.resolve_roles()
-        t_ax = time.perf_counter()
+        roles = builder.request_roles()
+        await asyncio.sleep(0)  # a yield, not a wait: the role requests go out while page_content is folded
         url = tab.url
         page_content = builder.page_content()
+        hashed = state_hash(url, page_content)
+        t_walk = time.perf_counter()
+        await builder.apply_roles(roles)
+        t_ax = time.perf_counter()
         element_index = {str(el.index): el.descriptor for el in builder.elements}
         state = {
             "url": url,
             "page_content": page_content,
             "element_index": element_index,
             "screenshot": "",
-            "state_hash": state_hash(url, page_content),
+            "state_hash": hashed,
         }
         if shot_future is not None:
             state["screenshot"] = (await shot_future)["data"]
@@ -524,10 +585,17 @@ class _Builder:
         self.elements: list[Element] = []
         self.content: list[str] = []
         self.content_len = 0
+        # Raw text collected before whitespace folding is measured; past the cap the walk only looks for
+        # indexable elements.
+        self.content_limit = PAGE_CONTENT_CAP + PAGE_CONTENT_CAP // 4
         self.truncated = False
         self.clip: dict[int, tuple[float, float, float, float]] = {}  # id(doc) -> visible clip in viewport
         self._grids: dict[int, dict[tuple[int, int], list[tuple[int, float, float, float, float, int]]]] = {}
         self._by_node: dict[tuple[int, int], Element] = {}  # visible selects, for their options
+        self._view: dict[int, tuple[set[int], dict[int, int]]] = {}  # id(doc) -> _in_view()
+        self._shown: dict[
+            tuple[str, ...], tuple[str, ...]
+        ] = {}  # (tag, *attribute names) -> CONTENT_ATTRS shown
 
     async def place_frames(self) -> None:
         """Viewport offsets of every document: scroll for the top one, iframe content boxes for the rest."""
@@ -612,82 +680,161 @@ class _Builder:
             return
         self.content.append(text)
         self.content_len += len(text)
-        if self.content_len > PAGE_CONTENT_CAP:
+        if self.content_len > self.content_limit:
+            self._limit_reached()
+
+    def _limit_reached(self) -> None:
+        """Stop collecting once the folded text fills the cap; else collect the rest, scaled by how much
+        folding shrank the text so far."""
+        folded = len(_fold("".join(self.content)))
+        if folded >= PAGE_CONTENT_CAP:
             self.truncated = True
+        else:
+            ratio = self.content_len / max(folded, 1)
+            self.content_limit = self.content_len + int((PAGE_CONTENT_CAP - folded) * ratio) + 1_000
+
+    def _in_view(self, doc: _Doc) -> tuple[set[int], dict[int, int]]:
+        """The boxes that meet the document's visible clip, found in one pass over its layout.
+
+        Returns the nodes with such a box plus all their ancestors (once page_content is full, only
+        these subtrees can still hold an indexable element), and the paint order of each such node's
+        first box (for occlusion).
+        """
+        cached = self._view.get(id(doc))
+        if cached is not None:
+            return cached
+        ox, oy = doc.offset
+        cx, cy, cw, ch = self.clip.get(id(doc), (0.0, 0.0, self.viewport[0], self.viewport[1]))
+        left, top, right, bottom = cx - ox, cy - oy, cx + cw - ox, cy + ch - oy
+        bounds, node_index, rects, paints, parent = (
+            doc.bounds,
+            doc.node_index,
+            doc.rects,
+            doc.paints,
+            doc.parent,
+        )
+        hits = [
+            li
+            for li, r in enumerate(bounds)
+            if r[1] < bottom and r[1] + r[3] > top and r[0] < right and r[0] + r[2] > left
+        ]
+        live: set[int] = set()
+        paint: dict[int, int] = {}
+        for li in hits:
+            ni = node_index[li]
+            if paints and rects[ni] is bounds[li]:
+                paint[ni] = paints[li]
+            while ni >= 0 and ni not in live:
+                live.add(ni)
+                ni = parent[ni]
+        self._view[id(doc)] = (live, paint)
+        return live, paint
 
     def _walk_doc(self, doc: _Doc, docs: list[_Doc]) -> None:
-        """One linear pass over the pre-order node list; subtrees are skipped by jumping to their end."""
+        """One linear pass over the pre-order node list; subtrees are skipped by jumping to their end.
+
+        The innermost open element lives in locals (its subtree end, hidden, opacity product and
+        closing text); the enclosing ones wait on a stack. This loop runs once per DOM node, so it
+        avoids per-node allocations and attribute lookups.
+        """
         labelled = self._labelled_ids(doc)
         frame = self.tab.frames.get(doc.frame_id)
         loader = frame.loader_id if frame else ""
-        types, names, rects, end = doc.types, doc.names, doc.rects, doc.end
+        types, names, rects, end, text_of = doc.types, doc.names, doc.rects, doc.end, doc.text_of
+        attrs_of, flagged, content_ids = doc.attrs, doc.flagged, doc.content_attr_ids
         emit = self._emit
-        # Open ancestors: (subtree end, hidden, opacity product, closing text).
-        open_: list[tuple[int, bool, float, str | None]] = []
+        content = self.content
+        live: set[int] | None = None
         n = doc.nodes_len
+        stack: list[tuple[int, bool, float, str | None]] = []
+        cur_end, cur_hidden, cur_op, cur_close = n, False, 1.0, None
         i = 0
         while i < n:
-            while open_ and open_[-1][0] <= i:
-                closing = open_.pop()[3]
-                if closing:
-                    emit(closing)
-            parent_hidden, opacity = (open_[-1][1], open_[-1][2]) if open_ else (False, 1.0)
+            while i >= cur_end:
+                if cur_close:
+                    if content and content[-1] == " ":
+                        content.pop()  # no space before a closing tag
+                    emit(cur_close)
+                cur_end, cur_hidden, cur_op, cur_close = stack.pop()
             ntype = types[i]
             if ntype == 3:  # text
-                if not parent_hidden:
-                    text = doc.text_of.get(i)
-                    if text and not text.isspace():
-                        emit(_escape(text))
+                if not cur_hidden and not self.truncated:
+                    text = text_of.get(i)
+                    if text:
+                        if text.isspace():
+                            # Whitespace between inline elements still separates words ("def" "name"),
+                            # but not after a space, a line break or an opening tag.
+                            last = content[-1] if content else "\n"
+                            if last[-1] in " \n" or (last[-1] == ">" and not last.startswith("</")):
+                                i += 1
+                                continue
+                            text = " "
+                        else:
+                            text = _escape(text)
+                        content.append(text)
+                        self.content_len += len(text)
+                        if self.content_len > self.content_limit:
+                            self._limit_reached()
                 i += 1
                 continue
-            if ntype not in (1, 9, 11):  # elements, documents, shadow roots / fragments
+            if ntype != 1 and ntype != 9 and ntype != 11:  # not an element, document or shadow root
                 i = end[i]
                 continue
             name = names[i]
             if name in SKIP_CONTENT:
                 i = end[i]
                 continue
+            if self.truncated:
+                if live is None:
+                    live = self._in_view(doc)[0]
+                if i not in live and name != "option" and name != "optgroup":
+                    i = end[i]  # page_content is full and nothing in here meets the viewport
+                    continue
             if ntype != 1:
-                open_.append((end[i], parent_hidden, opacity, None))
+                stack.append((cur_end, cur_hidden, cur_op, cur_close))
+                cur_end, cur_close = end[i], None
                 i += 1
                 continue
             has_layout = i in rects
-            if not has_layout and name not in ("option", "html") and not self._renders_children(doc, i):
+            if not has_layout and name != "option" and name != "html" and not self._renders_children(doc, i):
                 i = end[i]  # display:none subtree (display:contents keeps rendering its children)
                 continue
-            op = opacity * doc.opacity.get(i, 1.0)
+            op = cur_op * doc.opacity.get(i, 1.0) if doc.opacity else cur_op
             if has_layout:
-                node_hidden = op <= 0 or i in doc.visibility
+                hidden = op <= 0 or i in doc.visibility
             else:
-                node_hidden = op <= 0 or parent_hidden
-            if (name in PLAIN_CANDIDATES or name not in SPECIAL_TAGS) and i not in doc.flagged:
+                hidden = op <= 0 or cur_hidden
+            closing: str | None = None
+            if i in flagged or (name in SPECIAL_TAGS and name not in PLAIN_CANDIDATES):
+                if name in PLAIN_SEMANTIC and i not in flagged and content_ids.isdisjoint(attrs_of[i]):
+                    # A semantic tag without attributes worth showing (p, li, code, …): the tag alone.
+                    if not hidden and not self.truncated:
+                        emit(OPEN_TAG[name])
+                        closing = CLOSE_TAG[name]
+                else:
+                    tag_open, tag_close = self._element(
+                        doc, docs, i, name, doc.attributes(i), hidden, op, labelled, loader
+                    )
+                    if tag_open:
+                        emit(tag_open)
+                    if tag_close is None:
+                        i = end[i]  # element fully handled (form controls, options, iframes)
+                        continue
+                    closing = tag_close or None
+            elif name in BLOCK_TAGS and not hidden:
                 # A plain element (div, span, …): only its text and children matter.
-                closing_text = None
-                if name in BLOCK_TAGS and not node_hidden:
-                    emit("\n")
-                    closing_text = "\n"
-                open_.append((end[i], node_hidden, op, closing_text))
-                content_idx = doc.content_doc.get(i)
-                if content_idx is not None and not node_hidden:
-                    self._walk_doc(docs[content_idx], docs)
-                i += 1
-                continue
-            attrs = doc.attributes(i)
-            tag_open, tag_close = self._element(doc, docs, i, name, attrs, node_hidden, op, labelled, loader)
-            if tag_open:
-                emit(tag_open)
-            if tag_close is None:
-                i = end[i]  # element fully handled (form controls, options, iframes)
-                continue
-            open_.append((end[i], node_hidden, op, tag_close or None))
+                emit("\n")
+                closing = "\n"
+            stack.append((cur_end, cur_hidden, cur_op, cur_close))
+            cur_end, cur_hidden, cur_op, cur_close = end[i], hidden, op, closing
             content_idx = doc.content_doc.get(i)
-            if content_idx is not None and not node_hidden:
+            if content_idx is not None and not hidden:
                 self._walk_doc(docs[content_idx], docs)
             i += 1
-        while open_:
-            closing = open_.pop()[3]
-            if closing:
-                emit(closing)
+        while stack:
+            if cur_close:
+                emit(cur_close)
+            cur_end, cur_hidden, cur_op, cur_close = stack.pop()
 
     @staticmethod
     def _renders_children(doc: _Doc, node: int) -> bool:
@@ -702,8 +849,8 @@ class _Builder:
     def _labelled_ids(self, doc: _Doc) -> set[str]:
         """Ids of form controls in this document, for <label for=…>."""
         ids: set[str] = set()
-        for i, name in enumerate(doc.names):
-            if name in FORM_CONTROLS and doc.types[i] == 1:
+        for i in [i for i, name in enumerate(doc.names) if name in FORM_CONTROLS]:
+            if doc.types[i] == 1:
                 a = doc.attrs[i]
                 for k in range(0, len(a), 2):
                     if doc.texts[a[k]] == "id":
@@ -742,17 +889,20 @@ class _Builder:
         labelled: set[str],
         loader: str,
     ) -> tuple[str, str | None]:
-        role_attr = (attrs.get("role") or "").strip().lower().split(" ")[0]
+        role = attrs.get("role")
+        role_attr = role.strip().lower().split(" ")[0] if role else ""
         editable = attrs.get("contenteditable", None) in ("true", "")
-        interactive = (
-            name in INTERACTIVE_TAGS
-            or role_attr in INTERACTIVE_ROLES
-            or editable
-            or (name == "label" and self._is_label_for_control(doc, node, attrs, labelled))
-        )
         index: int | None = None
-        if interactive and not hidden:
-            index = self._index(doc, node, name, attrs, role_attr, editable, opacity, loader)
+        # Only a box in the viewport can be indexed (an option rides on its select's box).
+        if not hidden and (name == "option" or node in self._in_view(doc)[0]):
+            interactive = (
+                name in INTERACTIVE_TAGS
+                or role_attr in INTERACTIVE_ROLES
+                or editable
+                or (name == "label" and self._is_label_for_control(doc, node, attrs, labelled))
+            )
+            if interactive:
+                index = self._index(doc, node, name, attrs, role_attr, editable, opacity, loader)
         if name == "iframe" or name == "frame":
             marker = f"[{index}]" if index else ""
             self._emit(f"\n{marker}<iframe>")
@@ -774,9 +924,17 @@ class _Builder:
             return ("\n", "\n") if name in BLOCK_TAGS else ("", "")
         marker = f"[{index}]" if index else ""
         parts = [f"<{name}"]
-        for attr in CONTENT_ATTRS:
-            value = attrs.get(attr)
-            if value and not (attr == "type" and name != "input" and name != "button"):
+        key = (name, *attrs)  # elements repeat their tag and attribute names: decide once which show
+        shown = self._shown.get(key)
+        if shown is None:
+            shown = self._shown[key] = tuple(
+                a
+                for a in CONTENT_ATTRS
+                if a in attrs and not (a == "type" and name != "input" and name != "button")
+            )
+        for attr in shown:
+            value = attrs[attr]
+            if value:
                 parts.append(f' {attr}="{_attr_escape(value[:200])}"')
         if name in ("input", "textarea", "select"):
             value = self._current_value(doc, node, name, attrs)
@@ -844,7 +1002,7 @@ class _Builder:
         Only boxes containing the element's centre can cover it: a coarse grid over the viewport
         finds them without scanning the page. Boxes with pointer-events:none never count.
         """
-        po = doc.paint_of(node)
+        po = self._in_view(doc)[1].get(node)
         if po is None:
             return False
         x, y, w, h = box
@@ -863,23 +1021,21 @@ class _Builder:
                     return True
         return False
 
-    def _cover_grid(self, doc: _Doc) -> dict[tuple[int, int], list[tuple[int, float, float, float, float, int]]]:
+    def _cover_grid(
+        self, doc: _Doc
+    ) -> dict[tuple[int, int], list[tuple[int, float, float, float, float, int]]]:
         grid = self._grids.get(id(doc))
         if grid is not None:
             return grid
         grid = {}
         ox, oy = doc.offset
         cx, cy, cw, ch = self.clip.get(id(doc), (0.0, 0.0, self.viewport[0], self.viewport[1]))
-        top, bottom, left, right = cy - oy, cy + ch - oy, cx - ox, cx + cw - ox  # the clip, in document px
         types, no_pointer, visibility, opacity = doc.types, doc.no_pointer, doc.visibility, doc.opacity
-        for ni, r in doc.rects.items():
-            # Cheapest test first: most boxes of a long page are outside the viewport.
-            if r[1] >= bottom or r[1] + r[3] <= top or r[0] >= right or r[0] + r[2] <= left:
-                continue
+        for ni, po in self._in_view(doc)[1].items():
+            r = doc.rects[ni]
             if types[ni] != 1 or r[2] <= 0 or r[3] <= 0 or ni in no_pointer or ni in visibility:
                 continue
-            po = doc.paint_of(ni)
-            if po is None or opacity.get(ni, 1.0) == 0:
+            if opacity.get(ni, 1.0) == 0:
                 continue
             vx0, vy0 = max(r[0] + ox, cx), max(r[1] + oy, cy)
             vx1, vy1 = min(r[0] + ox + r[2], cx + cw), min(r[1] + oy + r[3], cy + ch)
@@ -946,7 +1102,9 @@ class _Builder:
             value = attrs.get("value")
         else:
             value = None
-        disabled = (name in DISABLEABLE and "disabled" in attrs) or attrs.get("aria-disabled", "").lower() == "true"
+        disabled = (name in DISABLEABLE and "disabled" in attrs) or attrs.get(
+            "aria-disabled", ""
+        ).lower() == "true"
         if not disabled and name in DISABLEABLE:
             p = doc.parent[node]
             while p >= 0:
@@ -996,20 +1154,27 @@ class _Builder:
                 return self._raw_text(doc, c)
         return ""
 
-    async def resolve_roles(self) -> None:
-        """Computed roles from Accessibility, one pipelined burst over the indexed elements whose role the
-        HTML mapping leaves open (explicit roles, contenteditable, links without href, …)."""
-        pending = [el for el in self.elements if not el.role_known]
-        if not pending:
+    def request_roles(self) -> list[tuple[Element, asyncio.Future[dict[str, Any]]]]:
+        """Ask Accessibility for the computed roles the HTML mapping leaves open (explicit roles,
+        contenteditable, links without href, …): one pipelined burst, answered by apply_roles."""
+        return [
+            (
+                el,
+                el.session.send(
+                    "Accessibility.getPartialAXTree",
+                    {"backendNodeId": el.backend_node_id, "fetchRelatives": False},
+                ),
+            )
+            for el in self.elements
+            if not el.role_known
+        ]
+
+    @staticmethod
+    async def apply_roles(requests: list[tuple[Element, asyncio.Future[dict[str, Any]]]]) -> None:
+        if not requests:
             return
-        results = await asyncio.gather(
-            *[
-                el.session.send("Accessibility.getPartialAXTree", {"backendNodeId": el.backend_node_id, "fetchRelatives": False})
-                for el in pending
-            ],
-            return_exceptions=True,
-        )
-        for el, result in zip(pending, results, strict=True):
+        results = await asyncio.gather(*[f for _, f in requests], return_exceptions=True)
+        for (el, _), result in zip(requests, results, strict=True):
             if isinstance(result, BaseException) or not result.get("nodes"):
                 continue
             role = result["nodes"][0].get("role") or {}
@@ -1022,12 +1187,15 @@ class _Builder:
                 el.descriptor["role"] = None
 
     def page_content(self) -> str:
-        text = "".join(self.content)
-        lines = [" ".join(line.split()) for line in text.split("\n")]
-        out = "\n".join(line for line in lines if line)
-        if len(out) > PAGE_CONTENT_CAP:
-            out = out[:PAGE_CONTENT_CAP] + f"\n[truncated: page_content is capped at {PAGE_CONTENT_CAP} characters]"
+        out = _fold("".join(self.content))
+        if self.truncated or len(out) > PAGE_CONTENT_CAP:
+            out = out[:PAGE_CONTENT_CAP] + TRUNCATED_NOTE
         return out
+
+
+def _fold(text: str) -> str:
+    """Whitespace collapsed within each line; empty lines dropped."""
+    return "\n".join(line for line in [" ".join(line.split()) for line in text.split("\n")] if line)
 
 
 def _clipped_away(doc: _Doc, node: int, r: list[float]) -> bool:
@@ -1044,7 +1212,9 @@ def _clipped_away(doc: _Doc, node: int, r: list[float]) -> bool:
     p = doc.parent[node]
     while p >= 0:
         p_position = doc.positioned.get(p)
-        if p in doc.clips and not escaping and doc.names[p] not in ("body", "html"):  # those clip the viewport
+        if (
+            p in doc.clips and not escaping and doc.names[p] not in ("body", "html")
+        ):  # those clip the viewport
             c = doc.rects.get(p)
             if c is not None and (x1 <= c[0] or y1 <= c[1] or x0 >= c[0] + c[2] or y0 >= c[1] + c[3]):
                 return True

@@ -871,7 +871,6 @@ async def test_state_screenshots(tab: cdp_engine.Tab, site: Any) -> None:
     assert plain["screenshot"] == "" and plain["state_hash"] == png["state_hash"]
 
 
-
 async def test_element_clipped_by_scroll_container_is_not_indexed(tab: cdp_engine.Tab, site: Any) -> None:
     st = await open_page(
         tab,
@@ -895,3 +894,70 @@ async def test_clipping_respects_positioned_escapes(tab: cdp_engine.Tab, site: A
     )
     assert "Escaped" in texts(st)
     assert "Hidden below" not in texts(st)
+
+
+# ----- page_content: whitespace and the cap ---------------------------------------------------------
+
+
+async def test_whitespace_between_inline_elements_separates_words(tab: cdp_engine.Tab, site: Any) -> None:
+    st = await open_page(
+        tab,
+        site,
+        """<pre><span>def</span> <span>greeting</span>(<span>name</span>: <span>str</span>)</pre>
+           <p><em>Introducing</em> <a href="#x">Protocol</a> and <b>more</b></p>
+           <ul>
+             <li> <a href="#y">Docs</a> </li>
+           </ul>""",
+    )
+    content = st["page_content"]
+    assert "def greeting(name: str)" in content
+    assert '<em>Introducing</em> [1]<a href="#x">Protocol</a> and more' in content
+    assert '<li>[2]<a href="#y">Docs</a></li>' in content  # no space after an opening or before a closing tag
+
+
+async def test_page_content_cap_is_marked_and_viewport_elements_stay_indexed(
+    tab: cdp_engine.Tab, site: Any
+) -> None:
+    """Past the cap the text stops, with the marker, even where folding whitespace shrank the collected
+    text below the cap; elements in the viewport are still indexed however far down the document they are."""
+    filler = "".join(
+        f"<p>{'word    ' * 40}{n}</p>\n" for n in range(700)
+    )  # ~230k raw characters, much whitespace
+    st = await open_page(
+        tab,
+        site,
+        f"""<button style="position:fixed;top:0;right:0">Fixed early</button>
+            {filler}
+            <div id="end"><button>Bottom button</button>
+              <select><option>one</option><option selected>two</option></select></div>
+            <button style="position:fixed;top:0;left:0">Fixed late</button>""",
+    )
+    content = st["page_content"]
+    assert content.endswith("\n[truncated: page_content is capped at 100000 characters]")
+    assert len(content) <= 100_000 + len("\n[truncated: page_content is capped at 100000 characters]")
+    assert len(content) > 90_000, "the cap is filled, not cut early"
+    assert {"Fixed early", "Fixed late"} <= set(texts(st))
+    assert "Bottom button" not in texts(st)
+    await tab.evaluate("document.getElementById('end').scrollIntoView()")
+    st = await state(tab)
+    assert {"Fixed early", "Fixed late", "Bottom button", "two"} <= set(texts(st))
+    select = find(st, tag="select")
+    options = [d for d in st["element_index"].values() if d["tag"] == "option"]
+    assert [o["text_content"] for o in options] == ["one", "two"] and select
+    assert st["page_content"].endswith("[truncated: page_content is capped at 100000 characters]")
+
+
+async def test_capture_leaves_the_garbage_collector_as_it_found_it(tab: cdp_engine.Tab, site: Any) -> None:
+    import gc
+
+    await tab.goto(site.add(path("gc"), page("<button>B</button>")))
+    assert gc.isenabled()
+    await tab.state(screenshot=False)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        await tab.evaluate("document.body.append('x')")
+        await tab.state(screenshot=False)
+        assert not gc.isenabled(), "an application that runs without the collector keeps it off"
+    finally:
+        gc.enable()
