@@ -338,13 +338,16 @@ class _Doc:
         # Attribute names page_content shows: an element without any renders as its bare tag.
         self.content_attr_ids = {where[a] for a in CONTENT_ATTRS} - {-2}
         self.offset = (0.0, 0.0)
+        if not strings or strings[-1] != "":
+            strings.append("")  # index -1, an empty attribute value, reads ""
         self.texts = strings
 
     def attributes(self, i: int) -> dict[str, str]:
+        """An element's attributes, built at C speed: names as the HTML parser lowercased them, and an
+        empty value (string index -1) reads the empty string the table ends with."""
         pairs = iter(self.attrs[i])
-        s = self.texts
-        # An empty attribute value is string index -1.
-        return {s[k].lower(): (s[v] if v >= 0 else "") for k, v in zip(pairs, pairs, strict=False)}
+        get = self.texts.__getitem__
+        return dict(zip(map(get, pairs), map(get, pairs), strict=False))
 
 
 class StateCapturer:
@@ -894,7 +897,7 @@ class _Builder:
         editable = attrs.get("contenteditable", None) in ("true", "")
         index: int | None = None
         # Only a box in the viewport can be indexed (an option rides on its select's box).
-        if not hidden and (name == "option" or node in self._in_view(doc)[0]):
+        if not hidden and ((name == "option" and self._by_node) or node in self._in_view(doc)[0]):
             interactive = (
                 name in INTERACTIVE_TAGS
                 or role_attr in INTERACTIVE_ROLES
@@ -946,11 +949,12 @@ class _Builder:
                 self._emit(f"\n{marker}{''.join(parts)}>")
                 return "", None
         if name == "option":
-            if node in doc.option_selected:
-                parts.append(" selected")
-            value = self._option_value(doc, node)
-            parts.append(f' value="{_attr_escape(value[:200])}"')
-            self._emit(f"\n{marker}{''.join(parts)}>{_escape(self._raw_text(doc, node))}</option>")
+            text = self._raw_text(doc, node)
+            value = attrs["value"] if "value" in attrs else text
+            selected = " selected" if node in doc.option_selected else ""
+            self._emit(
+                f'\n{marker}{"".join(parts)}{selected} value="{_attr_escape(value[:200])}">{_escape(text)}</option>'
+            )
             return "", None
         if name == "img":
             self._emit(f"{marker}{''.join(parts)}>")
