@@ -75,12 +75,19 @@ PLAIN_CANDIDATES = frozenset({"div", "span"})
 # Semantic tags that are never interactive themselves: without a role, contenteditable or an attribute
 # from CONTENT_ATTRS, page_content shows them as the bare tag.
 PLAIN_SEMANTIC = SEMANTIC_TAGS - INTERACTIVE_TAGS - frozenset({"label", "iframe", "img"})
+# How the walk treats an element by its tag (unless a role or contenteditable attribute makes it special):
+# "element" reads its attributes, "tag" may print as the bare tag, "block" adds line breaks, absent: inline.
+TAG_KIND: dict[str, str] = {
+    **{t: "block" for t in BLOCK_TAGS},
+    **{t: "element" for t in SPECIAL_TAGS - PLAIN_CANDIDATES},
+    **{t: "tag" for t in PLAIN_SEMANTIC},
+}
 OPEN_TAG = {t: f"{chr(10) if t in BLOCK_TAGS else ''}<{t}>" for t in PLAIN_SEMANTIC}
 CLOSE_TAG = {t: f"</{t}>{chr(10) if t in BLOCK_TAGS else ''}" for t in PLAIN_SEMANTIC}
 CONTENT_ATTRS = ("href", "type", "name", "placeholder", "alt", "aria-label", "role", "title")
 PAGE_CONTENT_CAP = 100_000
 TRUNCATED_NOTE = f"\n[truncated: page_content is capped at {PAGE_CONTENT_CAP} characters]"
-GRID = 64.0  # px, cell size of the occlusion grid
+GRID = 256.0  # px, cell size of the occlusion grid (big cells: fewer registrations, short lists)
 TEXT_CAP = 200  # chars of text_content per element
 SNAPSHOT_STYLES = ["visibility", "opacity", "pointer-events", "overflow", "position"]
 
@@ -158,7 +165,15 @@ def implicit_role(name: str, attrs: dict[str, str], input_type: str | None) -> s
     Saves an Accessibility round trip per element where the HTML-AAM mapping is unambiguous;
     tests/test_regressions.py checks every entry against Chromium's own answer.
     """
-    if "role" in attrs or "list" in attrs:
+    explicit = attrs.get("role")
+    if explicit is not None:
+        # On a div or span (no semantics of their own), a valid widget role is exactly what Chromium
+        # computes; "option" depends on its context (generic outside a listbox), so it is asked.
+        token = explicit.strip().lower().split(" ")[0]
+        return (
+            token if name in ("div", "span") and token in INTERACTIVE_ROLES and token != "option" else False
+        )
+    if "list" in attrs:
         return False
     if name == "button":
         return "button"
@@ -745,23 +760,27 @@ class _Builder:
         loader = frame.loader_id if frame else ""
         types, names, rects, end, text_of = doc.types, doc.names, doc.rects, doc.end, doc.text_of
         attrs_of, flagged, content_ids = doc.attrs, doc.flagged, doc.content_attr_ids
+        opacity_of, invisible, content_docs = doc.opacity, doc.visibility, doc.content_doc
         emit = self._emit
         content = self.content
+        truncated = self.truncated  # refreshed after every call that may emit
         live: set[int] | None = None
         n = doc.nodes_len
         stack: list[tuple[int, bool, float, str | None]] = []
         cur_end, cur_hidden, cur_op, cur_close = n, False, 1.0, None
         i = 0
         while i < n:
-            while i >= cur_end:
-                if cur_close:
-                    if content and content[-1] == " ":
-                        content.pop()  # no space before a closing tag
-                    emit(cur_close)
-                cur_end, cur_hidden, cur_op, cur_close = stack.pop()
+            if i >= cur_end:
+                while i >= cur_end:
+                    if cur_close:
+                        if content and content[-1] == " ":
+                            content.pop()  # no space before a closing tag
+                        emit(cur_close)
+                    cur_end, cur_hidden, cur_op, cur_close = stack.pop()
+                truncated = self.truncated
             ntype = types[i]
             if ntype == 3:  # text
-                if not cur_hidden and not self.truncated:
+                if not cur_hidden and not truncated:
                     text = text_of.get(i)
                     if text:
                         if text.isspace():
@@ -778,6 +797,7 @@ class _Builder:
                         self.content_len += len(text)
                         if self.content_len > self.content_limit:
                             self._limit_reached()
+                            truncated = self.truncated
                 i += 1
                 continue
             if ntype != 1 and ntype != 9 and ntype != 11:  # not an element, document or shadow root
@@ -787,7 +807,7 @@ class _Builder:
             if name in SKIP_CONTENT:
                 i = end[i]
                 continue
-            if self.truncated:
+            if truncated:
                 if live is None:
                     live = self._in_view(doc)[0]
                 if i not in live and name != "option" and name != "optgroup":
@@ -802,37 +822,42 @@ class _Builder:
             if not has_layout and name != "option" and name != "html" and not self._renders_children(doc, i):
                 i = end[i]  # display:none subtree (display:contents keeps rendering its children)
                 continue
-            op = cur_op * doc.opacity.get(i, 1.0) if doc.opacity else cur_op
+            op = cur_op * opacity_of.get(i, 1.0) if opacity_of else cur_op
             if has_layout:
-                hidden = op <= 0 or i in doc.visibility
+                hidden = op <= 0 or i in invisible
             else:
                 hidden = op <= 0 or cur_hidden
             closing: str | None = None
-            if i in flagged or (name in SPECIAL_TAGS and name not in PLAIN_CANDIDATES):
-                if name in PLAIN_SEMANTIC and i not in flagged and content_ids.isdisjoint(attrs_of[i]):
-                    # A semantic tag without attributes worth showing (p, li, code, …): the tag alone.
-                    if not hidden and not self.truncated:
-                        emit(OPEN_TAG[name])
-                        closing = CLOSE_TAG[name]
-                else:
-                    tag_open, tag_close = self._element(
-                        doc, docs, i, name, doc.attributes(i), hidden, op, labelled, loader
-                    )
-                    if tag_open:
-                        emit(tag_open)
-                    if tag_close is None:
-                        i = end[i]  # element fully handled (form controls, options, iframes)
-                        continue
-                    closing = tag_close or None
-            elif name in BLOCK_TAGS and not hidden:
-                # A plain element (div, span, …): only its text and children matter.
-                emit("\n")
-                closing = "\n"
+            kind = "element" if i in flagged else TAG_KIND.get(name)
+            if kind is None:  # an inline element without meaning of its own (span, b, …): only its content
+                pass
+            elif kind == "block":  # div and other blocks without meaning of their own
+                if not hidden:
+                    emit("\n")
+                    closing = "\n"
+            elif kind == "tag" and content_ids.isdisjoint(attrs_of[i]):
+                # A semantic tag without attributes worth showing (p, li, code, …): the tag alone.
+                if not hidden and not truncated:
+                    emit(OPEN_TAG[name])
+                    closing = CLOSE_TAG[name]
+            else:
+                tag_open, tag_close = self._element(
+                    doc, docs, i, name, doc.attributes(i), hidden, op, labelled, loader
+                )
+                if tag_open:
+                    emit(tag_open)
+                truncated = self.truncated
+                if tag_close is None:
+                    i = end[i]  # element fully handled (form controls, options, iframes)
+                    continue
+                closing = tag_close or None
             stack.append((cur_end, cur_hidden, cur_op, cur_close))
             cur_end, cur_hidden, cur_op, cur_close = end[i], hidden, op, closing
-            content_idx = doc.content_doc.get(i)
-            if content_idx is not None and not hidden:
-                self._walk_doc(docs[content_idx], docs)
+            if content_docs and not hidden:
+                content_idx = content_docs.get(i)
+                if content_idx is not None:
+                    self._walk_doc(docs[content_idx], docs)
+                    truncated = self.truncated
             i += 1
         while stack:
             if cur_close:

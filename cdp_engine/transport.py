@@ -14,6 +14,7 @@ from typing import Protocol
 
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosedOK
 
 from .errors import ConnectionClosedError
 
@@ -52,8 +53,11 @@ class WebSocketTransport:
     async def _read(self, on_message: OnMessage, on_close: OnClose) -> None:
         error: BaseException | None = None
         try:
-            async for message in self._ws:
-                on_message(message)
+            while True:
+                # Bytes as received: orjson decodes UTF-8 itself, so text frames skip a str round trip.
+                on_message(await self._ws.recv(decode=False))
+        except ConnectionClosedOK:
+            pass
         except Exception as exc:
             error = exc
         on_close(error)
@@ -97,14 +101,17 @@ class PipeTransport:
                 self._buffer = bytearray()
 
             def data_received(self, data: bytes) -> None:
+                end = data.find(b"\0")  # only the new chunk can hold the end of a message
+                if end < 0:
+                    self._buffer += data
+                    return
                 self._buffer += data
-                while True:
-                    end = self._buffer.find(b"\0")
-                    if end < 0:
-                        return
+                end += len(self._buffer) - len(data)
+                while end >= 0:
                     message = bytes(self._buffer[:end])
                     del self._buffer[: end + 1]
                     on_message(message)
+                    end = self._buffer.find(b"\0")
 
             def eof_received(self) -> bool:
                 return False

@@ -44,8 +44,12 @@ async def test_implicit_roles_match_chromium(tab, site):
     ] + [f"<input type={t}>" for t in (
         "text", "email", "tel", "url", "password", "search", "checkbox", "radio", "number", "range",
         "button", "submit", "reset", "image", "bogus",
-    )]  # fmt: skip
-    url = site.add("/reg/roles", "".join(f"<div>{k}</div>" for k in kinds))
+    )] + [f"<{tag} role='{r}'>{r}</{tag}>" for tag in ("div", "span") for r in (
+        "button", "link", "menuitem", "checkbox", "radio", "switch", "textbox", "searchbox", "combobox",
+        "listbox", "option",
+    )] + ["<div role='Button  extra'>first token</div>"]  # fmt: skip
+    cells = "".join(f"<div>{k}</div>" for k in kinds)
+    url = site.add("/reg/roles", f"<div style='display:flex;flex-wrap:wrap;gap:4px'>{cells}</div>")
     await tab.goto(url)
     await tab.state(screenshot=False)
     elements = tab.element_index.current.elements
