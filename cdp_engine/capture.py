@@ -4,9 +4,15 @@ Per capture, every frame session (the tab's, and each out-of-process iframe's) g
 concurrent burst: `DOMSnapshot.captureSnapshot` (two computed styles and paint order, no
 DOM rects), the change-detection probe, and for the tab `Page.getLayoutMetrics` and the
 optional screenshot. The snapshot gives tags, attributes, live form values, layout boxes,
-rendered text and paint order; one pipelined `Accessibility.getPartialAXTree` burst over
-exactly the indexed elements adds their computed roles. Nothing asks for the full AX tree,
-whose cost explodes on large pages (see ../shared/reference/cdp-floor.md).
+rendered text and paint order (visibility and opacity: the styles every node needs). Where
+the geometry leaves a candidate open (wholly outside an ancestor's box, or under a later-painted
+box), one isolated-world call per frame asks for overflow, position and pointer-events of just
+those nodes. One pipelined `Accessibility.getPartialAXTree` burst over the indexed elements
+whose role the HTML mapping leaves open adds their computed roles. Nothing asks for the full
+AX tree, whose cost explodes on large pages (see ../shared/reference/cdp-floor.md).
+
+The snapshot decodes into ~100k Python lists on big pages; the cyclic GC stays paused from the
+decode until they are freed (connection.gc_paused).
 """
 
 from __future__ import annotations
@@ -72,6 +78,7 @@ BLOCK_TAGS = frozenset(
 # contenteditable attribute.
 SPECIAL_TAGS = SEMANTIC_TAGS | INTERACTIVE_TAGS | frozenset({"iframe", "frame", "label"})
 PLAIN_CANDIDATES = frozenset({"div", "span"})
+CANDIDATE_TAGS = (INTERACTIVE_TAGS - {"option"}) | {"label"}  # options ride on their select's box
 # Semantic tags that are never interactive themselves: without a role, contenteditable or an attribute
 # from CONTENT_ATTRS, page_content shows them as the bare tag.
 PLAIN_SEMANTIC = SEMANTIC_TAGS - INTERACTIVE_TAGS - frozenset({"label", "iframe", "img"})
@@ -89,7 +96,39 @@ PAGE_CONTENT_CAP = 100_000
 TRUNCATED_NOTE = f"\n[truncated: page_content is capped at {PAGE_CONTENT_CAP} characters]"
 GRID = 256.0  # px, cell size of the occlusion grid (big cells: fewer registrations, short lists)
 TEXT_CAP = 200  # chars of text_content per element
-SNAPSHOT_STYLES = ["visibility", "opacity", "pointer-events", "overflow", "position"]
+# Only the styles every node needs (hidden text, transparent subtrees). Clipping (overflow, position) and
+# occluder exemption (pointer-events) concern a few in-view boxes at most: VERIFY_SCRIPT asks for those.
+SNAPSHOT_STYLES = ["visibility", "opacity"]
+VERIFY_GROUP = "cdp-engine-verify"
+# Runs in the isolated world with the uncertain nodes as arguments: the first `clips` are elements that
+# lie wholly outside an ancestor's box (is anything left once the overflow-clipping ancestors they do not
+# escape by positioning have cut them?), the rest are boxes covering an element (null when clicks pass
+# through them, pointer-events:none; else the part their own clipping ancestors leave visible).
+VERIFY_SCRIPT = """function(clips, ...nodes) {
+  const up = (n) => n.parentElement || (n.parentNode instanceof ShadowRoot ? n.parentNode.host : null);
+  const visible = (e) => {
+    const r = e.getBoundingClientRect();
+    let [left, top, right, bottom] = [r.left, r.top, r.right, r.bottom];
+    const position = getComputedStyle(e).position;
+    let escaping = position === 'absolute';
+    for (let p = position === 'fixed' ? null : up(e); p; p = up(p)) {
+      const style = getComputedStyle(p);
+      if (!escaping && style.overflow !== 'visible' && p.localName !== 'body' && p.localName !== 'html') {
+        const c = p.getBoundingClientRect();
+        left = Math.max(left, c.left); top = Math.max(top, c.top);
+        right = Math.min(right, c.right); bottom = Math.min(bottom, c.bottom);
+      }
+      if (escaping && style.position !== 'static') escaping = false;
+      if (style.position === 'fixed') break;
+      if (style.position === 'absolute') escaping = true;
+    }
+    return [left, top, right, bottom];
+  };
+  return nodes.map((n, i) => {
+    if (i < clips) { const [l, t, r, b] = visible(n); return r <= l || b <= t; }
+    return getComputedStyle(n).pointerEvents === 'none' ? null : visible(n);
+  });
+}"""
 
 # Runs in an isolated world of each frame: counts every change a state could depend on.
 PROBE_SCRIPT = """(() => {
@@ -201,9 +240,6 @@ _LOOKED_UP = (
     "hidden",
     "collapse",
     "1",
-    "auto",
-    "none",
-    "static",
     "role",
     "contenteditable",
     *CONTENT_ATTRS,
@@ -239,9 +275,10 @@ class _Doc:
         "attrs",
         "backend",
         "bounds",
-        "clips",
+        "clipped",
         "content_attr_ids",
         "content_doc",
+        "cover_rect",
         "end",
         "flagged",
         "frame_id",
@@ -256,7 +293,6 @@ class _Doc:
         "option_selected",
         "paints",
         "parent",
-        "positioned",
         "rects",
         "scroll",
         "session",
@@ -318,28 +354,23 @@ class _Doc:
         }
         self.visibility: dict[int, str] = {}
         self.opacity: dict[int, float] = {}
-        self.no_pointer: set[int] = set()
-        self.clips: set[int] = set()  # overflow other than visible: clips its content
-        self.positioned: dict[int, str] = {}  # position other than static
+        # Settled by _Builder.verify for the few nodes whose geometry leaves it open.
+        self.clipped: set[int] = set()  # wholly outside an overflow-clipping ancestor it does not escape
+        self.no_pointer: set[int] = set()  # covering boxes with pointer-events:none
+        self.cover_rect: dict[int, tuple[float, float, float, float]] = {}  # covering boxes: clipped extent
         # Most boxes have every style at its default: compare whole rows at C speed, decode the rest.
-        usual = [where["visible"], where["1"], where["auto"], where["visible"], where["static"]]
+        usual = [where["visible"], where["1"]]
         unset = {-1, where[""]}
         for li in [li for li, row in enumerate(layout["styles"]) if row != usual]:
             row = layout["styles"][li]
             if len(row) < len(SNAPSHOT_STYLES):
                 continue  # the document's own layout object has no styles
             ni = self.node_index[li]
-            vis, op, pointer, overflow, position = row
+            vis, op = row
             if vis == where["hidden"] or vis == where["collapse"]:
                 self.visibility[ni] = strings[vis]
             if op != where["1"] and op not in unset:
                 self.opacity[ni] = float(strings[op])
-            if pointer == where["none"]:
-                self.no_pointer.add(ni)
-            if overflow != where["visible"] and overflow not in unset:
-                self.clips.add(ni)
-            if position != where["static"] and position not in unset:
-                self.positioned[ni] = strings[position]
         # Elements whose role or contenteditable attribute can make them interactive (an attribute
         # name, not a value that happens to share its string).
         flag_names = {where["role"], where["contenteditable"]} - {-2}
@@ -554,6 +585,7 @@ class StateCapturer:
 
         builder = _Builder(self, viewport, docs_by_session, oopif_owner)
         await builder.place_frames()
+        await builder.verify()
         builder.walk()
         roles = builder.request_roles()
         await asyncio.sleep(0)  # a yield, not a wait: the role requests go out while page_content is folded
@@ -581,6 +613,7 @@ class StateCapturer:
             "ax_ms": (t_ax - t_walk) * 1000,
             "total_ms": (t_end - t0) * 1000,
             "elements": float(len(element_index)),
+            "verified": float(builder.verified),
         }
         return Capture(state, {el.index: el for el in builder.elements}, key, viewport, timings, fmt)
 
@@ -611,6 +644,7 @@ class _Builder:
         self._grids: dict[int, dict[tuple[int, int], list[tuple[int, float, float, float, float, int]]]] = {}
         self._by_node: dict[tuple[int, int], Element] = {}  # visible selects, for their options
         self._view: dict[int, tuple[set[int], dict[int, int]]] = {}  # id(doc) -> _in_view()
+        self.verified = 0  # nodes whose styles verify() asked for
         self._shown: dict[
             tuple[str, ...], tuple[str, ...]
         ] = {}  # (tag, *attribute names) -> CONTENT_ATTRS shown
@@ -894,9 +928,7 @@ class _Builder:
         w, h = r[2], r[3]
         cx, cy, cw, ch = self.clip.get(id(doc), (0.0, 0.0, self.viewport[0], self.viewport[1]))
         visible = w > 0 and h > 0 and x < cx + cw and y < cy + ch and x + w > cx and y + h > cy
-        if visible and doc.clips:
-            visible = not _clipped_away(doc, node, r)
-        return (x, y, w, h), visible
+        return (x, y, w, h), visible and node not in doc.clipped
 
     def _is_label_for_control(self, doc: _Doc, node: int, attrs: dict[str, str], labelled: set[str]) -> bool:
         target = attrs.get("for")
@@ -1026,19 +1058,33 @@ class _Builder:
         return " ".join(" ".join(parts).split())
 
     def _occluded(self, doc: _Doc, node: int, box: tuple[float, float, float, float]) -> bool:
-        """Wholly covered by a later-painted element of the same document that is not inside it.
+        """Wholly covered by a later-painted element that lets no click through (pointer-events) and that
+        its own overflow-clipping ancestors leave over the element."""
+        x, y, w, h = box
+        x0, y0 = x - doc.offset[0], y - doc.offset[1]
+        for cover in self._covering(doc, node, box):
+            if cover in doc.no_pointer:
+                continue
+            rect = doc.cover_rect.get(cover)
+            if rect is None or (rect[0] <= x0 and rect[1] <= y0 and rect[2] >= x0 + w and rect[3] >= y0 + h):
+                return True
+        return False
+
+    def _covering(self, doc: _Doc, node: int, box: tuple[float, float, float, float]) -> list[int]:
+        """Later-painted boxes of the same document that wholly cover the element and are not inside it.
 
         Only boxes containing the element's centre can cover it: a coarse grid over the viewport
-        finds them without scanning the page. Boxes with pointer-events:none never count.
+        finds them without scanning the page.
         """
         po = self._in_view(doc)[1].get(node)
         if po is None:
-            return False
+            return []
         x, y, w, h = box
         ox, oy = doc.offset
         x0, y0, x1, y1 = x - ox, y - oy, x - ox + w, y - oy + h
         grid = self._cover_grid(doc)
         cell = (int((x0 + w / 2 + ox) // GRID), int((y0 + h / 2 + oy) // GRID))
+        found = []
         for cpo, cx0, cy0, cx1, cy1, cnode in grid.get(cell, ()):
             if cpo <= po:
                 break
@@ -1047,8 +1093,8 @@ class _Builder:
                 while p >= 0 and p != node:
                     p = doc.parent[p]
                 if p != node:  # not the element's own content
-                    return True
-        return False
+                    found.append(cnode)
+        return found
 
     def _cover_grid(
         self, doc: _Doc
@@ -1059,10 +1105,10 @@ class _Builder:
         grid = {}
         ox, oy = doc.offset
         cx, cy, cw, ch = self.clip.get(id(doc), (0.0, 0.0, self.viewport[0], self.viewport[1]))
-        types, no_pointer, visibility, opacity = doc.types, doc.no_pointer, doc.visibility, doc.opacity
+        types, visibility, opacity = doc.types, doc.visibility, doc.opacity
         for ni, po in self._in_view(doc)[1].items():
             r = doc.rects[ni]
-            if types[ni] != 1 or r[2] <= 0 or r[3] <= 0 or ni in no_pointer or ni in visibility:
+            if types[ni] != 1 or r[2] <= 0 or r[3] <= 0 or ni in visibility:
                 continue
             if opacity.get(ni, 1.0) == 0:
                 continue
@@ -1076,6 +1122,106 @@ class _Builder:
             items.sort(reverse=True)
         self._grids[id(doc)] = grid
         return grid
+
+    def _uncertain(self, doc: _Doc) -> tuple[list[int], list[int]]:
+        """Possible index candidates the snapshot's geometry leaves open, and the styles that settle them.
+
+        Returns elements wholly outside an ancestor's box (clipped, if that ancestor clips its overflow and
+        they do not escape it by positioning) and boxes covering an element (no cover if they have
+        pointer-events:none). Ordinary pages have none of either.
+        """
+        clip_check: list[int] = []
+        cover_check: dict[int, None] = {}
+        types, names, rects, parent, flagged = doc.types, doc.names, doc.rects, doc.parent, doc.flagged
+        ox, oy = doc.offset
+        for node in self._in_view(doc)[1]:
+            name = names[node]
+            if types[node] != 1 or not (name in CANDIDATE_TAGS or node in flagged):
+                continue
+            r = rects[node]
+            if r[2] <= 0 or r[3] <= 0:
+                continue
+            x0, y0, x1, y1 = r[0], r[1], r[0] + r[2], r[1] + r[3]
+            p = parent[node]
+            while p >= 0:
+                c = rects.get(p)
+                if (
+                    c is not None
+                    and (x1 <= c[0] or y1 <= c[1] or x0 >= c[0] + c[2] or y0 >= c[1] + c[3])
+                    and names[p] != "body"
+                    and names[p] != "html"
+                ):
+                    clip_check.append(node)
+                    break
+                p = parent[p]
+            for cover in self._covering(doc, node, (r[0] + ox, r[1] + oy, r[2], r[3])):
+                cover_check[cover] = None
+        return clip_check, list(cover_check)
+
+    async def verify(self) -> None:
+        """Settle the uncertain nodes of every document with one isolated-world call per frame.
+
+        A resolveNode burst and one callFunctionOn: two round trips, and only on pages that need them.
+        Without an isolated world (it failed to install) the geometry stands: not clipped, covered.
+        """
+        capturer = self.capturer
+        jobs = []
+        for docs in self.docs.values():
+            for doc in docs:
+                if id(doc) not in self.clip:
+                    continue  # never placed (a frame outside the page): nothing in it is indexed
+                clip_check, cover_check = self._uncertain(doc)
+                ctx = capturer._worlds.get(capturer._world_key(doc.frame_id))
+                if (clip_check or cover_check) and ctx is not None:
+                    self.verified += len(clip_check) + len(cover_check)
+                    jobs.append(self._verify_doc(doc, ctx, clip_check, cover_check))
+        if jobs:
+            await asyncio.gather(*jobs)
+
+    @staticmethod
+    async def _verify_doc(doc: _Doc, ctx: int, clip_check: list[int], cover_check: list[int]) -> None:
+        session = doc.session
+        nodes = clip_check + cover_check
+        try:
+            resolved = await asyncio.gather(
+                *[
+                    session.send(
+                        "DOM.resolveNode",
+                        {
+                            "backendNodeId": doc.backend[n],
+                            "executionContextId": ctx,
+                            "objectGroup": VERIFY_GROUP,
+                        },
+                    )
+                    for n in nodes
+                ]
+            )
+            ids = [r["object"]["objectId"] for r in resolved]
+            result = await session.send(
+                "Runtime.callFunctionOn",
+                {
+                    "objectId": ids[0],
+                    "functionDeclaration": VERIFY_SCRIPT,
+                    "arguments": [{"value": len(clip_check)}, *({"objectId": i} for i in ids)],
+                    "returnByValue": True,
+                },
+            )
+        except CDPEngineError:
+            return
+        finally:
+            session.send("Runtime.releaseObjectGroup", {"objectGroup": VERIFY_GROUP}).add_done_callback(
+                _quiet
+            )
+        answers = result.get("result", {}).get("value")
+        if "exceptionDetails" in result or not isinstance(answers, list) or len(answers) != len(nodes):
+            return
+        doc.clipped.update(n for n, yes in zip(clip_check, answers, strict=False) if yes)
+        sx, sy = doc.scroll  # client coordinates of the frame -> its document's coordinates
+        for n, rect in zip(cover_check, answers[len(clip_check) :], strict=True):
+            if rect is None:
+                doc.no_pointer.add(n)
+            else:
+                doc.cover_rect[n] = (rect[0] + sx, rect[1] + sy, rect[2] + sx, rect[3] + sy)
 
     def _index(
         self,
@@ -1227,34 +1373,9 @@ def _fold(text: str) -> str:
     return "\n".join(line for line in [" ".join(line.split()) for line in text.split("\n")] if line)
 
 
-def _clipped_away(doc: _Doc, node: int, r: list[float]) -> bool:
-    """Wholly outside an ancestor that clips its overflow (scroll containers, overflow:hidden).
-
-    An absolutely positioned box escapes clipping ancestors below its containing block (the nearest
-    positioned ancestor); a fixed box escapes them all.
-    """
-    x0, y0, x1, y1 = r[0], r[1], r[0] + r[2], r[1] + r[3]
-    position = doc.positioned.get(node)
-    if position == "fixed":
-        return False
-    escaping = position == "absolute"
-    p = doc.parent[node]
-    while p >= 0:
-        p_position = doc.positioned.get(p)
-        if (
-            p in doc.clips and not escaping and doc.names[p] not in ("body", "html")
-        ):  # those clip the viewport
-            c = doc.rects.get(p)
-            if c is not None and (x1 <= c[0] or y1 <= c[1] or x0 >= c[0] + c[2] or y0 >= c[1] + c[3]):
-                return True
-        if escaping and p_position is not None:
-            escaping = False  # the containing block: its own clipping applies from here up
-        if p_position == "fixed":
-            return False
-        if p_position == "absolute":
-            escaping = True
-        p = doc.parent[p]
-    return False
+def _quiet(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()  # retrieved: a fire-and-forget release may fail when the target is gone
 
 
 def _find_backend(doc: _Doc, backend: int) -> int | None:

@@ -961,3 +961,50 @@ async def test_capture_leaves_the_garbage_collector_as_it_found_it(tab: cdp_engi
         assert not gc.isenabled(), "an application that runs without the collector keeps it off"
     finally:
         gc.enable()
+
+
+# ----- clipping and occluder styles, verified only where the geometry leaves them open ------------
+
+
+async def test_ordinary_page_needs_no_style_verification(tab: cdp_engine.Tab, site: Any) -> None:
+    await open_page(tab, site, "<h1>Plain</h1><p><a href='#a'>A</a> <button>B</button> <input></p>")
+    assert tab.last_timings["verified"] == 0
+
+
+async def test_clipping_and_covering_verified_in_frames_and_shadow_roots(
+    tab: cdp_engine.Tab, site: Any, wait: Any
+) -> None:
+    """Scroll containers clip in the top document, in a same-origin and a cross-origin frame and inside a
+    closed shadow root; an overflow:visible box does not; a pointer-events:none cover does not hide."""
+    body = """<div style="height:60px;overflow:auto"><div style="height:200px"></div>
+                <button>{p}Clipped</button></div>
+              <div style="height:30px"><div style="height:40px"></div><button>{p}Overflowing</button></div>
+              <div style="height:40px"></div>
+              <div style="position:relative;height:40px"><button>{p}Glass</button>
+                <div style="position:absolute;inset:0;pointer-events:none;background:rgba(0,0,0,.1)"></div></div>
+              <div style="position:relative;height:40px"><button>{p}Covered</button>
+                <div style="position:absolute;inset:0;background:#fff"></div></div>"""
+    frame = "<!doctype html><html><body style='margin:0'>{}</body></html>"
+    same = site.add(path("vsame"), frame.format(body.format(p="Same")))
+    cross_path = path("vcross")
+    site.add(cross_path, frame.format(body.format(p="Cross")))
+    html = (
+        body.format(p="Top")
+        + """<div id="host"></div>
+        <script>
+          const root = document.getElementById('host').attachShadow({mode: 'closed'});
+          root.innerHTML = `<div style="height:50px;overflow:hidden"><div style="height:80px"></div>
+                              <button>ShadowClipped</button></div><button>ShadowShown</button>`;
+        </script>"""
+        + f"""<iframe src="{same}" style="width:400px;height:260px"></iframe>
+        <iframe src="{site.other_url + cross_path}" style="width:400px;height:260px"></iframe>"""
+    )
+    await tab.goto(site.add(path("verify"), page(html)))
+    await wait(lambda: len(tab.frame_sessions) == 1)
+    st = await state(tab)
+    shown = set(texts(st))
+    for prefix in ("Top", "Same", "Cross"):
+        assert {f"{prefix}Overflowing", f"{prefix}Glass"} <= shown, prefix
+        assert not {f"{prefix}Clipped", f"{prefix}Covered"} & shown, prefix
+    assert "ShadowShown" in shown and "ShadowClipped" not in shown
+    assert tab.last_timings["verified"] > 0
