@@ -806,12 +806,11 @@ class _Builder:
         while i < n:
             if i >= cur_end:
                 while i >= cur_end:
-                    if cur_close:
+                    if cur_close and not truncated:
                         if content and content[-1] == " ":
                             content.pop()  # no space before a closing tag
-                        emit(cur_close)
+                        content.append(cur_close)  # short markup: the next text counts toward the cap
                     cur_end, cur_hidden, cur_op, cur_close = stack.pop()
-                truncated = self.truncated
             ntype = types[i]
             if ntype == 3:  # text
                 if not cur_hidden and not truncated:
@@ -826,7 +825,7 @@ class _Builder:
                                 continue
                             text = " "
                         else:
-                            text = _escape(text)
+                            text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
                         content.append(text)
                         self.content_len += len(text)
                         if self.content_len > self.content_limit:
@@ -866,13 +865,13 @@ class _Builder:
             if kind is None:  # an inline element without meaning of its own (span, b, …): only its content
                 pass
             elif kind == "block":  # div and other blocks without meaning of their own
-                if not hidden:
-                    emit("\n")
+                if not hidden and not truncated:
+                    content.append("\n")
                     closing = "\n"
             elif kind == "tag" and content_ids.isdisjoint(attrs_of[i]):
                 # A semantic tag without attributes worth showing (p, li, code, …): the tag alone.
                 if not hidden and not truncated:
-                    emit(OPEN_TAG[name])
+                    content.append(OPEN_TAG[name])
                     closing = CLOSE_TAG[name]
             else:
                 tag_open, tag_close = self._element(
@@ -954,7 +953,9 @@ class _Builder:
         editable = attrs.get("contenteditable", None) in ("true", "")
         index: int | None = None
         # Only a box in the viewport can be indexed (an option rides on its select's box).
-        if not hidden and ((name == "option" and self._by_node) or node in self._in_view(doc)[0]):
+        if not hidden and (
+            self._select_indexed(doc, node) if name == "option" else node in self._in_view(doc)[0]
+        ):
             interactive = (
                 name in INTERACTIVE_TAGS
                 or role_attr in INTERACTIVE_ROLES
@@ -1019,6 +1020,15 @@ class _Builder:
         block = "\n" if name in BLOCK_TAGS else ""
         return f"{block}{marker}{''.join(parts)}>", f"</{name}>{block}"
 
+    def _select_indexed(self, doc: _Doc, option: int) -> bool:
+        """An option is indexed with its select (or datalist), when that is: found without a walk up."""
+        if not self._by_node:
+            return False
+        p = doc.parent[option]
+        if p >= 0 and doc.names[p] == "optgroup":
+            p = doc.parent[p]
+        return (id(doc), p) in self._by_node or doc.names[p] not in ("select", "datalist")
+
     def _current_value(self, doc: _Doc, node: int, name: str, attrs: dict[str, str]) -> str | None:
         if name == "select":
             for c in self._descendants(doc, node):
@@ -1041,6 +1051,10 @@ class _Builder:
         return self._raw_text(doc, node)
 
     def _raw_text(self, doc: _Doc, node: int) -> str:
+        first = node + 1
+        if doc.end[node] == first + 1 and doc.types[first] == 3:  # one text child: an option's usual shape
+            v = doc.values[first]
+            return " ".join(doc.texts[v].split()) if v >= 0 else ""
         parts = []
         for c in self._descendants(doc, node):
             if doc.types[c] == 3:
