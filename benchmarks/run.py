@@ -213,10 +213,20 @@ async def engine_measurements(
             emit(
                 "facts",
                 url=url,
-                peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                peak_rss_mb=_peak_rss_mb(),
                 **_validator_cost(),
             )
     emit("done")
+
+
+def _peak_rss_mb() -> float:
+    """This process's own peak RSS. Linux carries ru_maxrss across fork and exec, so a worker started while
+    the runner held a large snapshot would report the runner's peak; VmHWM counts only this process."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _validator_cost() -> dict[str, float]:
