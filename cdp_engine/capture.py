@@ -133,7 +133,10 @@ VERIFY_SCRIPT = """function(clips, ...nodes) {
 # Runs in an isolated world of each frame: counts every change a state could depend on.
 PROBE_SCRIPT = """(() => {
   const s = globalThis.__cdpEngineProbe;
-  if (s) return s.v + ':' + scrollX + ',' + scrollY;  // scroll events fire a frame late: read the offsets
+  // Scroll events fire a frame late: read the offsets. The visual viewport (size and offset) rides along,
+  // so a capture needs no Page.getLayoutMetrics.
+  const vv = visualViewport;
+  if (s) return `${s.v}:${scrollX},${scrollY}:${vv.width},${vv.height},${vv.pageLeft},${vv.pageTop}`;
   const p = {v: 1};
   const bump = () => { p.v++; };
   // The window's own scroll is read as offsets above; only scrolls of other elements count as events.
@@ -490,6 +493,23 @@ class StateCapturer:
         """What the state depends on: frame/navigation events seen, and each frame's change counter."""
         return await self._read_probes(self._send_probes())
 
+    async def _viewport(
+        self, sent: tuple[int, list[tuple[str, str, Any]]]
+    ) -> tuple[float, float, float, float]:
+        """Width, height and page offset of the visual viewport, from the main frame's probe (answered before
+        the snapshot); Page.getLayoutMetrics only when the probe has no answer."""
+        for fid, _loader, future in sent[1]:
+            if fid == self.tab.main_frame_id and future is not None:
+                try:
+                    value = (await future)["result"]["value"]
+                    numbers = [float(v) for v in value.rsplit(":", 1)[1].split(",")]
+                    width, height, left, top = (int(v) if v.is_integer() else v for v in numbers)
+                    return (width, height, left, top)
+                except (CDPEngineError, KeyError, TypeError, ValueError, AttributeError):
+                    break
+        vp = (await self.tab.session.send("Page.getLayoutMetrics"))["cssVisualViewport"]
+        return (vp["clientWidth"], vp["clientHeight"], vp["pageX"], vp["pageY"])
+
     @staticmethod
     def key_is_stable(key: tuple[Any, ...]) -> bool:
         return key[0] is not None and all(part[2] not in (None, 0) for part in key[1:])
@@ -550,7 +570,6 @@ class StateCapturer:
             )
         probes = self._send_probes()  # read before the snapshot: a later change can only cause a miss
         snapshot_futures = [s.send("DOMSnapshot.captureSnapshot", params) for _, s in frames]
-        metrics_future = tab.session.send("Page.getLayoutMetrics")
         shot_future = None
         if fmt is not None:
             shot: dict[str, Any] = {"format": fmt, "captureBeyondViewport": False, "optimizeForSpeed": True}
@@ -563,11 +582,9 @@ class StateCapturer:
             parent = s.parent or tab.session
             owner_futures.append(parent.send("DOM.getFrameOwner", {"frameId": fid}))
         snap_results = await asyncio.gather(*snapshot_futures, return_exceptions=True)
-        metrics = await metrics_future
         owners = await asyncio.gather(*owner_futures, return_exceptions=True)
+        viewport = await self._viewport(probes)
         t_snapshot = time.perf_counter()
-        vp = metrics["cssVisualViewport"]
-        viewport = (vp["clientWidth"], vp["clientHeight"], vp["pageX"], vp["pageY"])
 
         docs_by_session: dict[str, list[_Doc]] = {}
         for (fid, s), result in zip(frames, snap_results, strict=True):

@@ -1008,3 +1008,30 @@ async def test_clipping_and_covering_verified_in_frames_and_shadow_roots(
         assert not {f"{prefix}Clipped", f"{prefix}Covered"} & shown, prefix
     assert "ShadowShown" in shown and "ShadowClipped" not in shown
     assert tab.last_timings["verified"] > 0
+
+
+async def test_viewport_rides_with_the_change_probe(tab: cdp_engine.Tab, site: Any) -> None:
+    """The capture takes the visual viewport from its change probe (no Page.getLayoutMetrics), and it
+    equals Chromium's layout metrics, scrolled or not, in standards and quirks mode."""
+    sent: list[str] = []
+    original = tab.session.send
+
+    def spy(method: str, *args: Any, **kwargs: Any) -> Any:
+        sent.append(method)
+        return original(method, *args, **kwargs)
+
+    for doctype in ("<!doctype html>", ""):
+        await tab.goto(site.add(path("vv"), f"{doctype}<div style='height:3000px;width:3000px'>big</div>"))
+        await tab.evaluate("window.scrollTo(120, 340)")
+        tab.session.send = spy  # type: ignore[method-assign]
+        try:
+            await state(tab)
+        finally:
+            del tab.session.send
+        metrics = (await tab.session.send("Page.getLayoutMetrics"))["cssVisualViewport"]
+        current = tab.element_index.current
+        assert current is not None
+        assert current.viewport == (metrics["clientWidth"], metrics["clientHeight"], metrics["pageX"], metrics["pageY"])
+        assert current.viewport[2:] == (120, 340)
+        assert "Page.getLayoutMetrics" not in sent and "DOMSnapshot.captureSnapshot" in sent
+        sent.clear()
