@@ -81,33 +81,39 @@ def _pick(state: dict[str, Any], kind: str) -> int | None:
 
 
 async def _engine_cdp_calls(tab: Any) -> float:
-    """The bare CDP calls one capture makes, through the same connection: the engine's own floor (ms)."""
+    """The bare CDP calls one capture makes, through the same connection: the engine's own floor (ms).
+
+    Per frame session a snapshot, per frame the change probe, per out-of-process frame its owner, then as
+    many role lookups as the last state needed (elements whose role the HTML mapping left open)."""
     from cdp_engine.capture import SNAPSHOT_STYLES
 
-    s = tab.session
+    capturer = tab.element_index.capturer
+    current = tab.element_index.current
+    lookups = sum(1 for el in current.elements.values() if not el.role_known) if current else 0
+    params = {"computedStyles": SNAPSHOT_STYLES, "includePaintOrder": True, "includeDOMRects": False}
+    frames = capturer._frame_sessions()
     t0 = time.perf_counter()
-    snap, _ = await asyncio.gather(
-        s.send(
-            "DOMSnapshot.captureSnapshot",
-            {"computedStyles": SNAPSHOT_STYLES, "includePaintOrder": True, "includeDOMRects": False},
-        ),
-        s.send("Page.getLayoutMetrics"),
+    probes = capturer._send_probes()
+    snaps = await asyncio.gather(
+        *[s.send("DOMSnapshot.captureSnapshot", params) for _, s in frames],
+        *[(s.parent or tab.session).send("DOM.getFrameOwner", {"frameId": fid}) for fid, s in frames[1:]],
+        return_exceptions=True,
     )
-    # As many role lookups as the last state indexed, on interactive nodes of this document.
-    count = len(tab.element_index.current.elements) if tab.element_index.current else 0
+    await capturer._read_probes(probes)
+    snap = snaps[0]
     strings, nodes = snap["strings"], snap["documents"][0]["nodes"]
     wanted = {"A", "BUTTON", "INPUT", "SELECT", "TEXTAREA", "OPTION"}
     backend_ids = [
         b for n, b in zip(nodes["nodeName"], nodes["backendNodeId"], strict=True) if strings[n] in wanted
-    ][:count]
+    ][:lookups]
     await asyncio.gather(
         *[
-            s.send("Accessibility.getPartialAXTree", {"backendNodeId": b, "fetchRelatives": False})
+            tab.session.send("Accessibility.getPartialAXTree", {"backendNodeId": b, "fetchRelatives": False})
             for b in backend_ids
         ],
         return_exceptions=True,
     )
-    del snap
+    del snap, snaps
     return (time.perf_counter() - t0) * 1000
 
 
