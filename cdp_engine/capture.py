@@ -1193,7 +1193,8 @@ class _Builder:
         """Settle the uncertain nodes of every document with one isolated-world call per frame.
 
         A resolveNode burst and one callFunctionOn: two round trips, and only on pages that need them.
-        Without an isolated world (it failed to install) the geometry stands: not clipped, covered.
+        Without a usable isolated world (not installed yet, or gone with its document) one is asked for
+        first; only if that fails too does the geometry stand: not clipped, covered.
         """
         capturer = self.capturer
         jobs = []
@@ -1202,17 +1203,46 @@ class _Builder:
                 if id(doc) not in self.clip:
                     continue  # never placed (a frame outside the page): nothing in it is indexed
                 clip_check, cover_check = self._uncertain(doc)
-                ctx = capturer._worlds.get(capturer._world_key(doc.frame_id))
-                if (clip_check or cover_check) and ctx is not None:
+                if clip_check or cover_check:
+                    ctx = capturer._worlds.get(capturer._world_key(doc.frame_id))
                     self.verified += len(clip_check) + len(cover_check)
                     jobs.append(self._verify_doc(doc, ctx, clip_check, cover_check))
         if jobs:
             await asyncio.gather(*jobs)
 
-    @staticmethod
-    async def _verify_doc(doc: _Doc, ctx: int, clip_check: list[int], cover_check: list[int]) -> None:
-        session = doc.session
+    async def _verify_doc(
+        self, doc: _Doc, ctx: int | None, clip_check: list[int], cover_check: list[int]
+    ) -> None:
+        result = await self._ask_styles(doc, ctx, clip_check + cover_check, len(clip_check)) if ctx else None
+        if result is None:
+            try:
+                world = await doc.session.send(
+                    "Page.createIsolatedWorld",
+                    {"frameId": doc.frame_id, "worldName": "cdp-engine", "grantUniveralAccess": False},
+                )
+            except CDPEngineError:
+                return
+            result = await self._ask_styles(
+                doc, world["executionContextId"], clip_check + cover_check, len(clip_check)
+            )
+            if result is None:
+                return
+        answers = result.get("result", {}).get("value")
         nodes = clip_check + cover_check
+        if "exceptionDetails" in result or not isinstance(answers, list) or len(answers) != len(nodes):
+            return
+        doc.clipped.update(n for n, yes in zip(clip_check, answers, strict=False) if yes)
+        sx, sy = doc.scroll  # client coordinates of the frame -> its document's coordinates
+        for n, rect in zip(cover_check, answers[len(clip_check) :], strict=True):
+            if rect is None:
+                doc.no_pointer.add(n)
+            else:
+                doc.cover_rect[n] = (rect[0] + sx, rect[1] + sy, rect[2] + sx, rect[3] + sy)
+
+    @staticmethod
+    async def _ask_styles(doc: _Doc, ctx: int, nodes: list[int], clips: int) -> dict[str, Any] | None:
+        """VERIFY_SCRIPT's raw answer for the nodes, in the given world; None if the world or a node is gone."""
+        session = doc.session
         try:
             resolved = await asyncio.gather(
                 *[
@@ -1233,26 +1263,17 @@ class _Builder:
                 {
                     "objectId": ids[0],
                     "functionDeclaration": VERIFY_SCRIPT,
-                    "arguments": [{"value": len(clip_check)}, *({"objectId": i} for i in ids)],
+                    "arguments": [{"value": clips}, *({"objectId": i} for i in ids)],
                     "returnByValue": True,
                 },
             )
         except CDPEngineError:
-            return
+            return None
         finally:
             session.send("Runtime.releaseObjectGroup", {"objectGroup": VERIFY_GROUP}).add_done_callback(
                 _quiet
             )
-        answers = result.get("result", {}).get("value")
-        if "exceptionDetails" in result or not isinstance(answers, list) or len(answers) != len(nodes):
-            return
-        doc.clipped.update(n for n, yes in zip(clip_check, answers, strict=False) if yes)
-        sx, sy = doc.scroll  # client coordinates of the frame -> its document's coordinates
-        for n, rect in zip(cover_check, answers[len(clip_check) :], strict=True):
-            if rect is None:
-                doc.no_pointer.add(n)
-            else:
-                doc.cover_rect[n] = (rect[0] + sx, rect[1] + sy, rect[2] + sx, rect[3] + sy)
+        return result
 
     def _index(
         self,

@@ -35,7 +35,20 @@ if TYPE_CHECKING:
 log = logging.getLogger("cdp_engine")
 
 TEXT_INPUT_TYPES = frozenset(
-    {"text", "email", "password", "search", "tel", "url", "number", "date", "datetime-local", "month", "time", "week"}
+    {
+        "text",
+        "email",
+        "password",
+        "search",
+        "tel",
+        "url",
+        "number",
+        "date",
+        "datetime-local",
+        "month",
+        "time",
+        "week",
+    }
 )
 TEXT_ROLES = frozenset({"textbox", "searchbox", "combobox"})
 NAVIGABLE_SCHEMES = frozenset({"http", "https", "file", "about", "data"})
@@ -150,7 +163,10 @@ class ElementIndex:
                 "INVALID_ELEMENT_INDEX", f"Element with index {index} not found in the current element index."
             )
         if element.session.closed:
-            raise ActionError("INVALID_ELEMENT_INDEX", f"Element {index} is gone: its frame was closed. Request a new state.")
+            raise ActionError(
+                "INVALID_ELEMENT_INDEX",
+                f"Element {index} is gone: its frame was closed. Request a new state.",
+            )
         frame = self.tab.frames.get(element.frame_id)
         if frame is None or frame.loader_id != element.loader_id:
             raise ActionError(
@@ -163,7 +179,8 @@ class ElementIndex:
         current = await self._fingerprint(element)
         if current is None:
             raise ActionError(
-                "INVALID_ELEMENT_INDEX", f"Element {index} was removed from the page since the state was captured."
+                "INVALID_ELEMENT_INDEX",
+                f"Element {index} was removed from the page since the state was captured.",
             )
         if current != element.fingerprint():
             raise ActionError(
@@ -213,13 +230,68 @@ class ElementIndex:
         try:
             x, y = await clickable_point(self.tab, element.session, element.backend_node_id)
         except NotClickableError as exc:
-            raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is not visible: {exc}.") from None
+            raise ActionError(
+                "ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is not visible: {exc}."
+            ) from None
         if not await hit_target(self.tab, element.session, element.backend_node_id, x, y):
             raise ActionError(
                 "ELEMENT_NOT_INTERACTIVE",
                 f"Element {element.index} is covered by another element at its visible point.",
             )
-        await self._settled(click_at(self.tab, x, y))
+        await self._settled(self._click_delivered(element, x, y))
+
+    async def _click_delivered(self, element: Element, x: float, y: float) -> None:
+        """Click at (x, y); inside an out-of-process frame, make sure the press reached that frame.
+
+        Chromium routes input to an OOPIF by the compositor's hit-test data; while the frame has not been
+        composited yet (just loaded), the press lands on the parent's <iframe> element and is lost. A
+        listener in the frame's isolated world (invisible to the page) counts presses: when none arrived,
+        wait for both frames to draw and click once more.
+        """
+        capturer = self.capturer
+        ctx = None
+        if element.session is not self.tab.session:
+            ctx = capturer._worlds.get((element.frame_id, element.loader_id))
+        if ctx is None:
+            await click_at(self.tab, x, y)
+            return
+        session = element.session
+        counted = await self._count_presses(session, ctx, arm=True)
+        await click_at(self.tab, x, y)
+        if counted is None or await self._count_presses(session, ctx) != 0:
+            return
+        log.debug("click at (%s, %s) did not reach frame %s: clicking again once it is drawn", x, y, element.frame_id)
+        frames_drawn = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))"
+        with contextlib.suppress(CDPEngineError, TimeoutError):
+            await asyncio.gather(
+                *[
+                    s.send(
+                        "Runtime.evaluate", {"expression": frames_drawn, "awaitPromise": True}, timeout=1.0
+                    )
+                    for s in (session, self.tab.session)
+                ]
+            )
+        await click_at(self.tab, x, y)
+
+    @staticmethod
+    async def _count_presses(session: Any, ctx: int, *, arm: bool = False) -> int | None:
+        """Presses the frame received since the last arming (None when the isolated world is gone)."""
+        expression = (
+            "(() => { const g = globalThis; if (!g.__cdpEnginePresses) { g.__cdpEnginePresses = {n: 0};"
+            " addEventListener('mousedown', () => { g.__cdpEnginePresses.n++; }, {capture: true}); }"
+            + (" g.__cdpEnginePresses.n = 0;" if arm else "")
+            + " return g.__cdpEnginePresses.n; })()"
+        )
+        try:
+            result = await session.send(
+                "Runtime.evaluate",
+                {"expression": expression, "contextId": ctx, "returnByValue": True},
+                timeout=5.0,
+            )
+        except CDPEngineError:
+            return None
+        value = result.get("result", {}).get("value")
+        return value if isinstance(value, int) else None
 
     async def _input_text(self, element: Element, text: str, overwrite: bool) -> None:
         self._check_usable(element, element.index)
@@ -276,7 +348,8 @@ class ElementIndex:
         option = capture.elements.get(option_index)
         if option is None:
             raise ActionError(
-                "INVALID_ELEMENT_INDEX", f"Element with index {option_index} not found in the current element index."
+                "INVALID_ELEMENT_INDEX",
+                f"Element with index {option_index} not found in the current element index.",
             )
         if option.tag != "option" or option.select_index != element.index:
             raise ActionError(
@@ -314,7 +387,9 @@ class ElementIndex:
 
     async def _navigate(self, url: str) -> None:
         parts = urlsplit(url)
-        if parts.scheme.lower() not in NAVIGABLE_SCHEMES or (parts.scheme in ("http", "https") and not parts.netloc):
+        if parts.scheme.lower() not in NAVIGABLE_SCHEMES or (
+            parts.scheme in ("http", "https") and not parts.netloc
+        ):
             raise ActionError(
                 "ACTION_VALIDATION_FAILED",
                 f"navigate: url must be an absolute http(s), file, data or about URL, got {url!r}",
@@ -354,14 +429,20 @@ class ElementIndex:
         requested = asyncio.get_running_loop().create_future()
         unsubscribe = self.tab.session.on(
             "Page.frameRequestedNavigation",
-            lambda p: p.get("frameId") == self.tab.main_frame_id and not requested.done() and requested.set_result(p),
+            lambda p: (
+                p.get("frameId") == self.tab.main_frame_id
+                and not requested.done()
+                and requested.set_result(p)
+            ),
         )
         unsubscribe2 = self.tab.session.on(
             "Page.frameStartedNavigating",
-            lambda p: p.get("frameId") == self.tab.main_frame_id
-            and p.get("navigationType") not in ("sameDocument",)
-            and not requested.done()
-            and requested.set_result(p),
+            lambda p: (
+                p.get("frameId") == self.tab.main_frame_id
+                and p.get("navigationType") not in ("sameDocument",)
+                and not requested.done()
+                and requested.set_result(p)
+            ),
         )
         try:
             await input_coro
@@ -372,7 +453,9 @@ class ElementIndex:
             unsubscribe2()
 
     async def _dom_quiet(self) -> None:
-        await self.tab.evaluate(SETTLE_SCRIPT % (SETTLE_QUIET_MS, SETTLE_MAX_MS), timeout=SETTLE_MAX_MS / 1000 + 2)
+        await self.tab.evaluate(
+            SETTLE_SCRIPT % (SETTLE_QUIET_MS, SETTLE_MAX_MS), timeout=SETTLE_MAX_MS / 1000 + 2
+        )
 
     async def _settle_after(
         self, t_start: float, requested: asyncio.Future[Any] | None = None, loader_before: str = ""
@@ -454,7 +537,9 @@ class NetworkTracker:
         await s.send("Network.enable", {"maxTotalBufferSize": 1_000_000, "maxResourceBufferSize": 100_000})
 
     def _on_request(self, params: dict[str, Any]) -> None:
-        if params.get("type") in self.IGNORED_TYPES or params.get("request", {}).get("url", "").startswith("data:"):
+        if params.get("type") in self.IGNORED_TYPES or params.get("request", {}).get("url", "").startswith(
+            "data:"
+        ):
             return
         self.pending.add(params["requestId"])
 
