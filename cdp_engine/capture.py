@@ -34,20 +34,8 @@ if TYPE_CHECKING:
 
 INTERACTIVE_TAGS = frozenset({"a", "button", "input", "textarea", "select", "option"})
 INTERACTIVE_ROLES = frozenset(
-    {
-        "button",
-        "link",
-        "menuitem",
-        "checkbox",
-        "radio",
-        "switch",
-        "textbox",
-        "searchbox",
-        "combobox",
-        "listbox",
-        "option",
-    }
-)
+    {"button", "link", "menuitem", "checkbox", "radio", "switch", "textbox", "searchbox", "combobox", "listbox", "option"}
+)  # fmt: skip
 FORM_CONTROLS = frozenset({"input", "textarea", "select", "button", "meter", "output", "progress"})
 BUTTON_TYPES = frozenset({"submit", "reset", "button"})
 INPUT_TYPES = frozenset(
