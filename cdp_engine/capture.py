@@ -2,8 +2,8 @@
 
 Per capture, every frame session (the tab's, and each out-of-process iframe's) gets one
 concurrent burst: `DOMSnapshot.captureSnapshot` (two computed styles and paint order, no
-DOM rects), the change-detection probe, and for the tab `Page.getLayoutMetrics` and the
-optional screenshot. The snapshot gives tags, attributes, live form values, layout boxes,
+DOM rects), the change-detection probe (which also reports the visual viewport), and for the
+tab the optional screenshot. The snapshot gives tags, attributes, live form values, layout boxes,
 rendered text and paint order (visibility and opacity: the styles every node needs). Where
 the geometry leaves a candidate open (wholly outside an ancestor's box, or under a later-painted
 box), one isolated-world call per frame asks for overflow, position and pointer-events of just
