@@ -422,6 +422,13 @@ class StateCapturer:
         """Every frame, same-process iframes included: each document needs its own observer."""
         return [(fid, frame.session) for fid, frame in self.tab.frames.items() if not frame.session.closed]
 
+    def world_context(self, frame_id: str, loader_id: str | None = None) -> int | None:
+        """The execution context of the engine's isolated world in a frame's document (the current one,
+        or the document of `loader_id`), None when it is not installed."""
+        if loader_id is None:
+            return self._worlds.get(self._world_key(frame_id))
+        return self._worlds.get((frame_id, loader_id))
+
     def _world_key(self, frame_id: str) -> tuple[str, str]:
         frame = self.tab.frames.get(frame_id)
         return (frame_id, frame.loader_id if frame else "")
@@ -1192,7 +1199,7 @@ class _Builder:
                     continue  # never placed (a frame outside the page): nothing in it is indexed
                 clip_check, cover_check = self._uncertain(doc)
                 if clip_check or cover_check:
-                    ctx = capturer._worlds.get(capturer._world_key(doc.frame_id))
+                    ctx = capturer.world_context(doc.frame_id)
                     self.verified += len(clip_check) + len(cover_check)
                     jobs.append(self._verify_doc(doc, ctx, clip_check, cover_check))
         if jobs:
@@ -1202,17 +1209,12 @@ class _Builder:
         self, doc: _Doc, ctx: int | None, clip_check: list[int], cover_check: list[int]
     ) -> None:
         result = await self._ask_styles(doc, ctx, clip_check + cover_check, len(clip_check)) if ctx else None
-        if result is None:
-            try:
-                world = await doc.session.send(
-                    "Page.createIsolatedWorld",
-                    {"frameId": doc.frame_id, "worldName": "cdp-engine", "grantUniveralAccess": False},
-                )
-            except CDPEngineError:
+        if result is None:  # the world was not installed yet, or went with its document: install it now
+            await self.capturer._create_world(doc.frame_id, doc.session)
+            ctx = self.capturer.world_context(doc.frame_id)
+            if ctx is None:
                 return
-            result = await self._ask_styles(
-                doc, world["executionContextId"], clip_check + cover_check, len(clip_check)
-            )
+            result = await self._ask_styles(doc, ctx, clip_check + cover_check, len(clip_check))
             if result is None:
                 return
         answers = result.get("result", {}).get("value")

@@ -150,7 +150,9 @@ class CDPSession:
 
         return unsubscribe
 
-    def wait_for(self, method: str, predicate: Callable[[dict[str, Any]], bool] | None = None) -> EventWaiter:
+    def wait_for(
+        self, method: str, predicate: Callable[[dict[str, Any]], bool] | None = None
+    ) -> EventWaiter:
         """Arm a wait for the next `method` event matching predicate; await it (or .wait(timeout))."""
         return EventWaiter(self, method, predicate)
 
@@ -271,7 +273,9 @@ class Connection:
                 if "Session with given id not found" in text or "No target with given id" in text:
                     future.set_exception(TargetClosedError(f"{method}: target closed ({text})"))
                 else:
-                    future.set_exception(ProtocolError(method, error.get("code", 0), text, error.get("data")))
+                    future.set_exception(
+                        ProtocolError(method, error.get("code", 0), text, error.get("data"))
+                    )
             return
         method = message.get("method")
         if method is None:

@@ -35,20 +35,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("cdp_engine")
 
 TEXT_INPUT_TYPES = frozenset(
-    {
-        "text",
-        "email",
-        "password",
-        "search",
-        "tel",
-        "url",
-        "number",
-        "date",
-        "datetime-local",
-        "month",
-        "time",
-        "week",
-    }
+    {"text", "email", "password", "search", "tel", "url", "number", "date", "datetime-local", "month", "time", "week"}
 )
 TEXT_ROLES = frozenset({"textbox", "searchbox", "combobox"})
 NAVIGABLE_SCHEMES = frozenset({"http", "https", "file", "about", "data"})
@@ -163,10 +150,7 @@ class ElementIndex:
                 "INVALID_ELEMENT_INDEX", f"Element with index {index} not found in the current element index."
             )
         if element.session.closed:
-            raise ActionError(
-                "INVALID_ELEMENT_INDEX",
-                f"Element {index} is gone: its frame was closed. Request a new state.",
-            )
+            raise ActionError("INVALID_ELEMENT_INDEX", f"Element {index} is gone: its frame was closed. Request a new state.")
         frame = self.tab.frames.get(element.frame_id)
         if frame is None or frame.loader_id != element.loader_id:
             raise ActionError(
@@ -179,8 +163,7 @@ class ElementIndex:
         current = await self._fingerprint(element)
         if current is None:
             raise ActionError(
-                "INVALID_ELEMENT_INDEX",
-                f"Element {index} was removed from the page since the state was captured.",
+                "INVALID_ELEMENT_INDEX", f"Element {index} was removed from the page since the state was captured."
             )
         if current != element.fingerprint():
             raise ActionError(
@@ -230,9 +213,7 @@ class ElementIndex:
         try:
             x, y = await clickable_point(self.tab, element.session, element.backend_node_id)
         except NotClickableError as exc:
-            raise ActionError(
-                "ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is not visible: {exc}."
-            ) from None
+            raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is not visible: {exc}.") from None
         if not await hit_target(self.tab, element.session, element.backend_node_id, x, y):
             raise ActionError(
                 "ELEMENT_NOT_INTERACTIVE",
@@ -248,10 +229,9 @@ class ElementIndex:
         listener in the frame's isolated world (invisible to the page) counts presses: when none arrived,
         wait for both frames to draw and click once more.
         """
-        capturer = self.capturer
         ctx = None
         if element.session is not self.tab.session:
-            ctx = capturer._worlds.get((element.frame_id, element.loader_id))
+            ctx = self.capturer.world_context(element.frame_id, element.loader_id)
         if ctx is None:
             await click_at(self.tab, x, y)
             return
@@ -262,12 +242,10 @@ class ElementIndex:
             return
         log.debug("click at (%s, %s) did not reach frame %s: clicking again once it is drawn", x, y, element.frame_id)
         frames_drawn = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))"
-        with contextlib.suppress(CDPEngineError, TimeoutError):
+        with contextlib.suppress(CDPEngineError):  # a timeout too: clicking again is still right
             await asyncio.gather(
                 *[
-                    s.send(
-                        "Runtime.evaluate", {"expression": frames_drawn, "awaitPromise": True}, timeout=1.0
-                    )
+                    s.send("Runtime.evaluate", {"expression": frames_drawn, "awaitPromise": True}, timeout=1.0)
                     for s in (session, self.tab.session)
                 ]
             )
@@ -284,9 +262,7 @@ class ElementIndex:
         )
         try:
             result = await session.send(
-                "Runtime.evaluate",
-                {"expression": expression, "contextId": ctx, "returnByValue": True},
-                timeout=5.0,
+                "Runtime.evaluate", {"expression": expression, "contextId": ctx, "returnByValue": True}, timeout=5.0
             )
         except CDPEngineError:
             return None
@@ -348,8 +324,7 @@ class ElementIndex:
         option = capture.elements.get(option_index)
         if option is None:
             raise ActionError(
-                "INVALID_ELEMENT_INDEX",
-                f"Element with index {option_index} not found in the current element index.",
+                "INVALID_ELEMENT_INDEX", f"Element with index {option_index} not found in the current element index."
             )
         if option.tag != "option" or option.select_index != element.index:
             raise ActionError(
@@ -387,9 +362,7 @@ class ElementIndex:
 
     async def _navigate(self, url: str) -> None:
         parts = urlsplit(url)
-        if parts.scheme.lower() not in NAVIGABLE_SCHEMES or (
-            parts.scheme in ("http", "https") and not parts.netloc
-        ):
+        if parts.scheme.lower() not in NAVIGABLE_SCHEMES or (parts.scheme in ("http", "https") and not parts.netloc):
             raise ActionError(
                 "ACTION_VALIDATION_FAILED",
                 f"navigate: url must be an absolute http(s), file, data or about URL, got {url!r}",
@@ -429,20 +402,14 @@ class ElementIndex:
         requested = asyncio.get_running_loop().create_future()
         unsubscribe = self.tab.session.on(
             "Page.frameRequestedNavigation",
-            lambda p: (
-                p.get("frameId") == self.tab.main_frame_id
-                and not requested.done()
-                and requested.set_result(p)
-            ),
+            lambda p: p.get("frameId") == self.tab.main_frame_id and not requested.done() and requested.set_result(p),
         )
         unsubscribe2 = self.tab.session.on(
             "Page.frameStartedNavigating",
-            lambda p: (
-                p.get("frameId") == self.tab.main_frame_id
-                and p.get("navigationType") not in ("sameDocument",)
-                and not requested.done()
-                and requested.set_result(p)
-            ),
+            lambda p: p.get("frameId") == self.tab.main_frame_id
+            and p.get("navigationType") not in ("sameDocument",)
+            and not requested.done()
+            and requested.set_result(p),
         )
         try:
             await input_coro
@@ -453,9 +420,7 @@ class ElementIndex:
             unsubscribe2()
 
     async def _dom_quiet(self) -> None:
-        await self.tab.evaluate(
-            SETTLE_SCRIPT % (SETTLE_QUIET_MS, SETTLE_MAX_MS), timeout=SETTLE_MAX_MS / 1000 + 2
-        )
+        await self.tab.evaluate(SETTLE_SCRIPT % (SETTLE_QUIET_MS, SETTLE_MAX_MS), timeout=SETTLE_MAX_MS / 1000 + 2)
 
     async def _settle_after(
         self, t_start: float, requested: asyncio.Future[Any] | None = None, loader_before: str = ""
@@ -537,9 +502,7 @@ class NetworkTracker:
         await s.send("Network.enable", {"maxTotalBufferSize": 1_000_000, "maxResourceBufferSize": 100_000})
 
     def _on_request(self, params: dict[str, Any]) -> None:
-        if params.get("type") in self.IGNORED_TYPES or params.get("request", {}).get("url", "").startswith(
-            "data:"
-        ):
+        if params.get("type") in self.IGNORED_TYPES or params.get("request", {}).get("url", "").startswith("data:"):
             return
         self.pending.add(params["requestId"])
 

@@ -1035,3 +1035,19 @@ async def test_viewport_rides_with_the_change_probe(tab: cdp_engine.Tab, site: A
         assert current.viewport[2:] == (120, 340)
         assert "Page.getLayoutMetrics" not in sent and "DOMSnapshot.captureSnapshot" in sent
         sent.clear()
+
+
+async def test_style_verification_recovers_from_a_lost_isolated_world(tab: cdp_engine.Tab, site: Any) -> None:
+    """A world context that no longer exists (its document went, or Chromium dropped it) is replaced before the
+    styles are asked, so the answers stay right instead of falling back to geometry."""
+    html = """<div style="position:relative;height:40px"><button>Glass</button>
+                <div style="position:absolute;inset:0;pointer-events:none;background:rgba(0,0,0,.1)"></div></div>"""
+    await tab.goto(site.add(path("lostworld"), page(html)))
+    capturer = tab.element_index.capturer
+    key = (tab.main_frame_id, tab.frames[tab.main_frame_id].loader_id)
+    capturer._worlds[key] = 987654  # a context id Chromium never issued
+    st = await state(tab)
+    assert "Glass" in texts(st), "the pointer-events:none cover was verified in a fresh world"
+    assert tab.last_timings["verified"] > 0
+    await tab.evaluate("document.body.append('changed')")
+    assert "Glass" in texts(await state(tab)), "and the next capture has a working world again"
