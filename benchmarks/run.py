@@ -85,7 +85,7 @@ async def _engine_cdp_calls(tab: Any) -> float:
 
     Per frame session a snapshot, per frame the change probe, per out-of-process frame its owner, then as
     many role lookups as the last state needed (elements whose role the HTML mapping left open)."""
-    from cdp_engine.capture import SNAPSHOT_STYLES
+    from cdp_engine.snapshot.capture import SNAPSHOT_STYLES
 
     capturer = tab.element_index.capturer
     current = tab.element_index.current
@@ -237,7 +237,7 @@ def _peak_rss_mb() -> float:
 
 def _validator_cost() -> dict[str, float]:
     """What checking an incoming action against protocol/schemas costs (µs per action)."""
-    from cdp_engine.actions import parse_action, validate_action
+    from cdp_engine.index.actions import parse_action, validate_action
 
     action = {"action": "input_text", "element_index": 12, "text": "user@example.com", "overwrite": True}
     raw = json.dumps(action)

@@ -6,8 +6,9 @@
         state = await tab.act({"action": "click_element", "element_index": 1})
 """
 
-from .browser import Browser, BrowserContext, Dialog, Download, Frame, Response, Tab, connect, launch
-from .connection import CDPSession, Connection
+from .cdp.connection import CDPSession, Connection
+from .cdp.launcher import find_chromium
+from .core.browser import Browser, BrowserContext, Dialog, Download, Frame, Response, Tab
 from .errors import (
     BrowserNotFoundError,
     CDPEngineError,
@@ -20,11 +21,12 @@ from .errors import (
     ProtocolError,
     TargetClosedError,
 )
-from .launcher import find_chromium
-
-__version__ = "0.1.0"
+from .index.element_index import ElementIndex
+from .index.tab import AgentTab, connect, launch
+from .version import __version__
 
 __all__ = [
+    "AgentTab",
     "Browser",
     "BrowserContext",
     "BrowserNotFoundError",
@@ -35,6 +37,7 @@ __all__ = [
     "ConnectionClosedError",
     "Dialog",
     "Download",
+    "ElementIndex",
     "Frame",
     "JavaScriptError",
     "LaunchError",

@@ -80,7 +80,7 @@ def _mcp(args: argparse.Namespace) -> int:
 
 
 async def _state(url: str, screenshot: str, wait_until: str) -> None:
-    from .browser import launch
+    from .index.tab import launch
 
     async with launch() as browser:
         tab = await browser.new_tab()

@@ -14,8 +14,8 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from .actions import IdempotencyGuard, find_element
-from .browser import launch
+from .index.actions import IdempotencyGuard, find_element
+from .index.tab import launch
 
 LOGIN = """<!doctype html><html><head><title>Acme login</title></head><body>
 <h1>Acme Console</h1>

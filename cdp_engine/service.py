@@ -33,7 +33,8 @@ from typing import Any, Literal
 import orjson
 from aiohttp import web
 
-from .browser import Browser, BrowserContext, Tab, launch
+from .core.browser import Browser, BrowserContext, Tab
+from .index.tab import launch
 
 __all__ = ["LOOPBACK_HOSTS", "TIMINGS_HEADER", "create_app", "serve"]
 

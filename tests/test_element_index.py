@@ -20,7 +20,7 @@ import orjson
 import pytest
 
 import cdp_engine
-from cdp_engine import schema
+from cdp_engine.core import schema
 from cdp_engine.errors import CDPEngineError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -616,7 +616,7 @@ async def test_internal_browser_error(
     before = await open_page(
         tab, site, "<script>window.clicks = 0</script><button onclick='clicks++'>B</button>"
     )
-    import cdp_engine.element_index as element_index_module
+    import cdp_engine.index.element_index as element_index_module
 
     async def broken(*args: Any, **kwargs: Any) -> None:
         raise CDPEngineError("simulated browser failure")

@@ -18,8 +18,6 @@ import orjson
 import pytest
 
 import cdp_engine
-from cdp_engine.actions import ActionValidationError
-from cdp_engine.actions_bgym import BGymCall, is_bgym_text, parse_bgym, to_protocol
 from cdp_engine.harness import (
     BrowserEnv,
     ScriptedPolicy,
@@ -32,6 +30,8 @@ from cdp_engine.harness import (
     run_tasks,
     run_with_ray,
 )
+from cdp_engine.harness.bgym import BGymCall, is_bgym_text, parse_bgym, to_protocol
+from cdp_engine.index.actions import ActionValidationError
 
 TASK_PAGES = Path(__file__).resolve().parents[1] / "tools" / "tasks"
 _counter = iter(range(1, 1_000_000))

@@ -7,8 +7,7 @@ import re
 
 import pytest
 
-from cdp_engine.errors import CDPEngineError
-from cdp_engine.keys import (
+from cdp_engine.core.keys import (
     ALT,
     CONTROL,
     META,
@@ -29,6 +28,7 @@ from cdp_engine.keys import (
     split_sequence,
     text_events,
 )
+from cdp_engine.errors import CDPEngineError
 
 
 def kinds(events: list[dict]) -> list[tuple[str, str, int]]:

@@ -19,8 +19,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from cdp_engine import schema
-from cdp_engine.actions import (
+from cdp_engine.core import schema
+from cdp_engine.index.actions import (
     ACTION_NAMES,
     ActionValidationError,
     IdempotencyGuard,

@@ -16,7 +16,7 @@ import pytest_asyncio
 from aiohttp import ClientSession, web
 
 import cdp_engine
-from cdp_engine import schema
+from cdp_engine.core import schema
 from cdp_engine.service import TIMINGS_HEADER, create_app, serve
 
 TOKEN = "test-token-0123456789"

@@ -14,10 +14,10 @@ from typing import Any, Literal
 
 import orjson
 
-from .. import interact
-from ..ax_tree import capture_ax_tree
+from ..core import interact
+from ..core.refs import NodeRef
 from ..errors import CDPEngineError, CommandTimeoutError, ProtocolError
-from ..refs import NodeRef
+from ..snapshot.ax_tree import capture_ax_tree
 from .envelope import ToolError
 from .instances import STATIC_RESOURCE_TYPES, Instance, Page
 from .interaction import coerce_bool

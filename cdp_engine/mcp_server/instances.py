@@ -25,10 +25,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..browser import Browser, BrowserContext, Dialog, Download, Tab, launch
-from ..connection import CDPSession
+from ..cdp.connection import CDPSession
+from ..core.browser import Browser, BrowserContext, Dialog, Download, Tab
+from ..core.refs import RefRegistry
 from ..errors import BrowserNotFoundError, CDPEngineError
-from ..refs import RefRegistry
+from ..index.tab import launch
 from .envelope import DEFAULT_MAX_RESULT_BYTES, MIN_MAX_RESULT_BYTES, ToolError
 from .events import EventStream, truncate_fields
 

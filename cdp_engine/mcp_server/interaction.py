@@ -15,11 +15,11 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-from .. import interact
-from ..browser import Tab
+from ..core import interact
+from ..core.browser import Tab
+from ..core.keys import ALT, CONTROL, META, SHIFT
+from ..core.refs import NodeRef
 from ..errors import CDPEngineError
-from ..keys import ALT, CONTROL, META, SHIFT
-from ..refs import NodeRef
 from .envelope import ToolError
 from .instances import Modal, Page
 from .observe import WaitForSpec
@@ -423,7 +423,7 @@ async def browser_press_key(
         raise ToolError("invalid_params", "key must not be empty.")
     page = await ctx.page(page_id)
     chord = key.replace("ControlOrMeta", "Meta" if sys.platform == "darwin" else "Control")
-    from ..keys import parse_chord
+    from ..core.keys import parse_chord
 
     parse_chord(chord, implied_shift=False)  # an unknown key is invalid_params before anything is pressed
 

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 from typing import Any
 
-from ..browser import Download, Tab
+from ..core.browser import Download, Tab
 from ..errors import CDPEngineError, NavigationError, NavigationTimeoutError, ProtocolError
 from .envelope import ToolError
 from .instances import Page

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..browser import Download, Tab
-from ..connection import CDPSession
+from ..cdp.connection import CDPSession
+from ..core.browser import Download, Tab
 from ..errors import CDPEngineError
 from .envelope import ToolError
 

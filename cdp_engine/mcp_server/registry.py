@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..refs import NodeRef
+from ..core.refs import NodeRef
 from .envelope import Operation, ToolError
 from .instances import Config, Instance, InstanceManager, Page
 from .observe import ObservationTimeout, Observer, PageGone, Target, WaitForSpec, call_in_frame

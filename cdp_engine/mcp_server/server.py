@@ -46,7 +46,7 @@ def build_server(tools: BrowserTools) -> Any:
     import mcp_types as types
     from mcp.server import Server
 
-    from .. import __version__
+    from ..version import __version__
 
     listing = [
         types.Tool(

@@ -17,8 +17,8 @@ import json
 import re
 from typing import Any
 
-from ..ax_tree import AXNode
-from ..refs import RefRegistry
+from ..core.refs import RefRegistry
+from ..snapshot.ax_tree import AXNode
 
 TRANSPARENT = frozenset(
     {

@@ -14,15 +14,15 @@ import logging
 import time
 from typing import Any
 
+from ..core.interact import NotInteractableError
+from ..core.keys import UnknownKeyError
+from ..core.refs import StaleRefError
 from ..errors import (
     CDPEngineError,
     CommandTimeoutError,
     ConnectionClosedError,
     JavaScriptError,
 )
-from ..interact import NotInteractableError
-from ..keys import UnknownKeyError
-from ..refs import StaleRefError
 from . import inspection, interaction, lifecycle, navigation, pages  # noqa: F401  (they register tools)
 from .envelope import Operation, ToolError, bound, error, success
 from .instances import Config, Instance, InstanceManager

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from .state import clean_url, one_line
 
 if TYPE_CHECKING:
-    from ..browser import Tab
-    from ..connection import CDPSession
+    from ..cdp.connection import CDPSession
+    from ..core.browser import Tab
 
 ENTRY_MAX = 1000
 URL_MAX = 500

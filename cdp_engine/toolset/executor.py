@@ -22,9 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-from .. import interact, keys
-from ..ax_tree import capture_ax_tree
-from ..element_index import SETTLE_MAX_MS, SETTLE_QUIET_MS, SETTLE_SCRIPT
+from ..core import interact, keys
+from ..core.refs import NodeRef, StaleRefError
 from ..errors import (
     CDPEngineError,
     JavaScriptError,
@@ -32,7 +31,8 @@ from ..errors import (
     NavigationTimeoutError,
     TargetClosedError,
 )
-from ..refs import NodeRef, StaleRefError
+from ..index.element_index import SETTLE_MAX_MS, SETTLE_QUIET_MS, SETTLE_SCRIPT
+from ..snapshot.ax_tree import capture_ax_tree
 from . import read_page as reader
 from .diagnostics import ConsoleLog, NetworkLog
 from .inputs import (
@@ -49,7 +49,7 @@ from .inputs import (
 from .state import Dismissed, ManagedTab, TabBook, merge_changes, one_line
 
 if TYPE_CHECKING:
-    from ..browser import Browser, BrowserContext, Tab
+    from ..core.browser import Browser, BrowserContext, Tab
 
 log = logging.getLogger("cdp_engine.toolset")
 

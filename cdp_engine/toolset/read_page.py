@@ -16,12 +16,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..ax_tree import STRUCTURAL_ROLES, AXNode
 from ..errors import CDPEngineError
+from ..snapshot.ax_tree import STRUCTURAL_ROLES, AXNode
 
 if TYPE_CHECKING:
-    from ..browser import Tab
-    from ..refs import RefRegistry
+    from ..core.browser import Tab
+    from ..core.refs import RefRegistry
 
 OUTPUT_CAP = 50_000
 TRUNCATED = f"[Output truncated at {OUTPUT_CAP} characters; narrow with a smaller depth or a ref.]"

@@ -76,7 +76,7 @@ from dataclasses import replace
 from .executor import BrowserToolset, ImageOutcome, MemberError, NavigateOutcome, Outcome, ToolsetConfig
 
 if TYPE_CHECKING:
-    from ..browser import Browser, BrowserContext
+    from ..core.browser import Browser, BrowserContext
 
 __all__ = ["CdpEngineBrowserToolset"]
 

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from ..core.refs import RefRegistry
 from ..errors import CDPEngineError
-from ..refs import RefRegistry
 
 if TYPE_CHECKING:
-    from ..browser import Browser, BrowserContext, Tab
+    from ..core.browser import Browser, BrowserContext, Tab
 
 log = logging.getLogger("cdp_engine.toolset")
 

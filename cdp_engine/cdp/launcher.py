@@ -22,7 +22,7 @@ from pathlib import Path
 
 import aiohttp
 
-from .errors import BrowserNotFoundError, LaunchError
+from ..errors import BrowserNotFoundError, LaunchError
 from .transport import PipeTransport, Transport, WebSocketTransport
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")

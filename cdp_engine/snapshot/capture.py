@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import xxhash
 
-from .connection import CDPSession, gc_paused
-from .errors import CDPEngineError
+from ..cdp.connection import CDPSession, gc_paused
+from ..errors import CDPEngineError
 
 if TYPE_CHECKING:
-    from .browser import Tab
+    from ..core.browser import Tab
 
 INTERACTIVE_TAGS = frozenset({"a", "button", "input", "textarea", "select", "option"})
 INTERACTIVE_ROLES = frozenset(

@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from .connection import CDPSession
-from .errors import CDPEngineError, JavaScriptError
+from ..cdp.connection import CDPSession
+from ..errors import CDPEngineError, JavaScriptError
 
 if TYPE_CHECKING:
     from .browser import Tab

@@ -17,10 +17,12 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from .connection import CDPSession, Connection
-from .errors import (
+from ..cdp.connection import CDPSession, Connection
+from ..cdp.launcher import ChromiumProcess, discover_ws_url, launch_process, remove_profile
+from ..cdp.transport import WebSocketTransport
+from ..errors import (
     CDPEngineError,
     ConnectionClosedError,
     JavaScriptError,
@@ -28,11 +30,6 @@ from .errors import (
     NavigationTimeoutError,
     TargetClosedError,
 )
-from .launcher import ChromiumProcess, discover_ws_url, launch_process, remove_profile
-from .transport import WebSocketTransport
-
-if TYPE_CHECKING:
-    from .element_index import ElementIndex
 
 log = logging.getLogger("cdp_engine")
 
@@ -111,7 +108,10 @@ class _Condition:
 
 
 class Tab:
-    """One page target: navigation, evaluation, screenshots, dialogs, frames and (once imported) state."""
+    """One page target: navigation, evaluation, screenshots, dialogs and frames.
+
+    The agent-facing state and actions are layered on top (`cdp_engine.index.AgentTab`).
+    """
 
     def __init__(self, browser: Browser, session: CDPSession, target_info: dict[str, Any]) -> None:
         self.browser = browser
@@ -135,8 +135,8 @@ class Tab:
         self._conditions: list[_Condition] = []
         self._listeners: list[Callable[[str, Any], None]] = []
         self.dom_version = 0  # bumped on every navigation event, for cheap change detection
-        self._index: ElementIndex | None = None
         self.last_timings: dict[str, float] = {}
+        self.extensions: dict[str, Any] = {}  # per-tab state of higher layers, by name; lives as long as the tab
         self.init_scripts: list[str] = []  # this tab's own, on top of the browser's
         self._watch_session(session)
 
@@ -682,23 +682,6 @@ class Tab:
     def opener(self) -> Tab | None:
         return self.browser.tabs.get(self.opener_id) if self.opener_id else None
 
-    @property
-    def element_index(self) -> ElementIndex:
-        """The Element Index protocol on this tab (state capture, cache and actions)."""
-        if self._index is None:
-            from .element_index import ElementIndex
-
-            self._index = ElementIndex(self)
-        return self._index
-
-    async def state(self, *, screenshot: bool | Literal["png", "jpeg"] = True, jpeg_quality: int = 80) -> dict[str, Any]:
-        """The protocol's state object: url, page_content, element_index, screenshot, state_hash."""
-        return await self.element_index.state(screenshot=screenshot, jpeg_quality=jpeg_quality)
-
-    async def act(self, action: Any, *, screenshot: bool | Literal["png", "jpeg"] = True) -> dict[str, Any]:
-        """Run one protocol action (dict or JSON text); the next state, or the previous one plus `error`."""
-        return await self.element_index.act(action, screenshot=screenshot)
-
     def __repr__(self) -> str:
         return f"<Tab {self.target_id[:8]} {self.url}>"
 
@@ -747,8 +730,10 @@ class Browser:
         navigation_timeout: float = 30.0,
         downloads_dir: str | Path | None = None,
         viewport_size: tuple[int, int] = (1280, 720),
+        tab_class: type[Tab] = Tab,
     ) -> None:
         self.connection = connection
+        self.tab_class = tab_class  # higher layers pass a subclass (cdp_engine.index.AgentTab adds state/act)
         self.viewport_size = viewport_size
         self.process = process
         self.dialog_policy: DialogPolicy = dialog_policy
@@ -818,7 +803,7 @@ class Browser:
         waiting = params.get("waitingForDebugger", False)
         kind = info.get("type")
         if kind == "page" and session.parent is self.connection.root:
-            tab = Tab(self, session, info)
+            tab = self.tab_class(self, session, info)
             self.tabs[tab.target_id] = tab
             self._spawn(self._setup_tab(tab, waiting))
         elif kind == "iframe":
@@ -1086,7 +1071,7 @@ def _unique_path(folder: Path, name: str) -> Path:
     raise AssertionError("unreachable")
 
 
-class _Starter:
+class Starter:
     """Awaitable and async context manager, so both `await launch()` and `async with launch()` work."""
 
     def __init__(self, factory: Callable[[], Any]) -> None:
@@ -1117,7 +1102,8 @@ def launch(
     navigation_timeout: float = 30.0,
     dialog_policy: DialogPolicy = "dismiss",
     downloads_dir: str | Path | None = None,
-) -> _Starter:
+    tab_class: type[Tab] = Tab,
+) -> Starter:
     """Launch Chromium headless with a fresh profile: `async with launch() as browser:` (or `await launch()`)."""
 
     async def start() -> Browser:
@@ -1138,6 +1124,7 @@ def launch(
                 navigation_timeout=navigation_timeout,
                 downloads_dir=downloads_dir,
                 viewport_size=window_size,
+                tab_class=tab_class,
             )
             await browser._start()
         except BaseException:
@@ -1147,7 +1134,7 @@ def launch(
             raise
         return browser
 
-    return _Starter(start)
+    return Starter(start)
 
 
 def connect(
@@ -1158,7 +1145,8 @@ def connect(
     navigation_timeout: float = 30.0,
     dialog_policy: DialogPolicy = "dismiss",
     downloads_dir: str | Path | None = None,
-) -> _Starter:
+    tab_class: type[Tab] = Tab,
+) -> Starter:
     """Attach to a running Chromium: a ws:// URL, or http://host:port resolved through /json/version."""
 
     async def start() -> Browser:
@@ -1174,8 +1162,9 @@ def connect(
             dialog_policy=dialog_policy,
             navigation_timeout=navigation_timeout,
             downloads_dir=downloads_dir,
+            tab_class=tab_class,
         )
         await browser._start()
         return browser
 
-    return _Starter(start)
+    return Starter(start)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from .errors import CDPEngineError
+from ..errors import CDPEngineError
 
 __all__ = [
     "ALT",

@@ -54,8 +54,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from .actions import ActionValidationError
-from .keys import UnknownKeyError, parse_chord
+from ..core.keys import UnknownKeyError, parse_chord
+from ..index.actions import ActionValidationError
 
 __all__ = ["BGYM_ACTIONS", "BGymCall", "is_bgym_text", "parse_bgym", "to_protocol"]
 

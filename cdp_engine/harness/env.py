@@ -39,19 +39,20 @@ from urllib.parse import urljoin
 import orjson
 from aiohttp import web
 
-from . import __version__
-from .actions import ActionValidationError
-from .actions_bgym import BGymCall, is_bgym_text, parse_bgym, to_protocol
-from .browser import Browser, BrowserContext, Tab, WaitUntil, connect, launch
-from .capture import Capture, content_digest
-from .element_index import SETTLE_MAX_MS, SETTLE_QUIET_MS, SETTLE_SCRIPT, ActionError
-from .errors import CDPEngineError, NavigationError
-from .input import NotClickableError, click_at, clickable_point, hit_target, insert_text, press_events
-from .keys import chord_events, key_down_events, key_up_events, modifiers_mask
+from ..core.browser import Browser, BrowserContext, Tab, WaitUntil
+from ..core.input import NotClickableError, click_at, clickable_point, hit_target, insert_text, press_events
+from ..core.keys import chord_events, key_down_events, key_up_events, modifiers_mask
+from ..errors import CDPEngineError, NavigationError
+from ..index.actions import ActionValidationError
+from ..index.element_index import SETTLE_MAX_MS, SETTLE_QUIET_MS, SETTLE_SCRIPT, ActionError
+from ..index.tab import connect, launch
+from ..snapshot.capture import Capture, content_digest
+from ..version import __version__
+from .bgym import BGymCall, is_bgym_text, parse_bgym, to_protocol
 
 if TYPE_CHECKING:
-    from .connection import CDPSession
-    from .element_index import ElementIndex
+    from ..cdp.connection import CDPSession
+    from ..index.element_index import ElementIndex
 
 __all__ = [
     "BrowserEnv",

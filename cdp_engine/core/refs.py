@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .connection import CDPSession
-from .errors import CDPEngineError
+from ..cdp.connection import CDPSession
+from ..errors import CDPEngineError
 
 if TYPE_CHECKING:
     from .browser import Tab

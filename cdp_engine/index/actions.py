@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from . import schema
+from ..core import schema
 
 __all__ = [
     "ACTION_NAMES",

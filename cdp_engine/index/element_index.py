@@ -16,10 +16,7 @@ import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from .actions import ActionValidationError, parse_action
-from .capture import Capture, Element, StateCapturer
-from .errors import CDPEngineError, JavaScriptError, NavigationError
-from .input import (
+from ..core.input import (
     NotClickableError,
     call_function_on,
     click_at,
@@ -28,9 +25,12 @@ from .input import (
     insert_text,
     press_events,
 )
+from ..errors import CDPEngineError, JavaScriptError, NavigationError
+from ..snapshot.capture import Capture, Element, StateCapturer
+from .actions import ActionValidationError, parse_action
 
 if TYPE_CHECKING:
-    from .browser import Tab
+    from ..core.browser import Tab
 
 log = logging.getLogger("cdp_engine")
 
@@ -65,7 +65,15 @@ class ActionError(Exception):
 
 
 class ElementIndex:
-    """State capture and protocol actions for one tab."""
+    """State capture and protocol actions for one tab; `ElementIndex.of(tab)` is the tab's one instance."""
+
+    @classmethod
+    def of(cls, tab: Tab) -> ElementIndex:
+        """The tab's element index (created on first use; it lives as long as the tab)."""
+        index = tab.extensions.get("element_index")
+        if index is None:
+            index = tab.extensions["element_index"] = cls(tab)
+        return index  # type: ignore[no-any-return]
 
     def __init__(self, tab: Tab) -> None:
         self.tab = tab
@@ -308,7 +316,7 @@ class ElementIndex:
             if text:
                 await insert_text(self.tab, text)
             elif overwrite:
-                from .keys import chord_events
+                from ..core.keys import chord_events
 
                 await press_events(self.tab, chord_events("Delete"))
 

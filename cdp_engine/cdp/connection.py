@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from .errors import CommandTimeoutError, ConnectionClosedError, ProtocolError, TargetClosedError
+from ..errors import CommandTimeoutError, ConnectionClosedError, ProtocolError, TargetClosedError
 from .transport import Transport
 
 log = logging.getLogger("cdp_engine")

@@ -13,12 +13,12 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..cdp.connection import CDPSession
+from ..core.refs import ax_name, ax_role
 from .capture import _Builder, _Doc
-from .connection import CDPSession
-from .refs import ax_name, ax_role
 
 if TYPE_CHECKING:
-    from .browser import Tab
+    from ..core.browser import Tab
 
 # Roles that only wrap content: skipped in outlines (their children are kept).
 STRUCTURAL_ROLES = frozenset({"generic", "none", "presentation", "InlineTextBox", "LineBreak", "StaticText", ""})

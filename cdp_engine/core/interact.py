@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..errors import CDPEngineError
 from . import keys
-from .errors import CDPEngineError
 from .input import BUTTONS, NotClickableError, call_function_on, click_at, clickable_point, hit_target
 from .refs import NodeRef
 

@@ -16,7 +16,7 @@ from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosedOK
 
-from .errors import ConnectionClosedError
+from ..errors import ConnectionClosedError
 
 OnMessage = Callable[[bytes | str], None]
 OnClose = Callable[[BaseException | None], None]
