@@ -30,17 +30,11 @@ from ..errors import (
     NavigationTimeoutError,
     TargetClosedError,
 )
+from .lifecycle import LifecycleWatcher, WaitUntil, check_wait_until
 
 log = logging.getLogger("cdp_engine")
 
-WaitUntil = Literal["commit", "domcontentloaded", "load", "networkidle", "networkalmostidle"]
 DialogPolicy = Literal["dismiss", "accept", "hold"]
-LIFECYCLE_NAMES: dict[str, str] = {
-    "domcontentloaded": "DOMContentLoaded",
-    "load": "load",
-    "networkidle": "networkIdle",
-    "networkalmostidle": "networkAlmostIdle",
-}
 # Chromium reports an HTTP error status this way although the page committed; it is not a failure.
 IGNORED_NAVIGATION_ERRORS = ("net::ERR_HTTP_RESPONSE_CODE_FAILURE",)
 
@@ -97,6 +91,7 @@ class Response:
     status: int | None
     loader_id: str | None
     same_document: bool = False
+    dialog: bool = False  # a held dialog ended the wait before the lifecycle point
 
 
 class _Condition:
@@ -170,6 +165,11 @@ class Tab:
         self.crashed = True
         self._fail_conditions(TargetClosedError(f"tab {self.target_id} crashed"))
         self._emit("crashed", None)
+
+    def check_conditions(self) -> None:
+        """Re-check the pending wait_for_condition predicates now (for watchers whose state changed on an
+        event the tab itself does not track)."""
+        self._check_conditions()
 
     def _check_conditions(self) -> None:
         if not self._conditions:
@@ -448,69 +448,47 @@ class Tab:
         wait_until: WaitUntil = "load",
         timeout: float | None = None,
         referrer: str | None = None,
+        dialog_ends: bool = True,
     ) -> Response:
-        """Navigate the main frame and wait for the lifecycle point; raises NavigationError on failure."""
+        """Navigate the main frame and wait for the lifecycle point; raises NavigationError on failure.
+
+        A dialog held (policy 'hold') during the wait ends it at once (`dialog_ends`; Response.dialog).
+        """
         self._check_open()
-        if wait_until != "commit" and wait_until not in LIFECYCLE_NAMES:
-            raise ValueError(f"wait_until must be one of commit, {', '.join(LIFECYCLE_NAMES)}; not {wait_until!r}")
+        check_wait_until(wait_until)
         timeout = self._timeout(timeout)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         params: dict[str, Any] = {"url": url}
         if referrer:
             params["referrer"] = referrer
-        # Page.navigate answers a same-document navigation before Page.navigatedWithinDocument: arm a wait
-        # for that event first, so the tab's url is current when goto returns.
-        main_frame_id = self.main_frame_id
-        same_document = self.session.wait_for(
-            "Page.navigatedWithinDocument", lambda p: p.get("frameId") == main_frame_id
-        )
-        try:
-            result = await self.session.send("Page.navigate", params, timeout=timeout)
-        except TimeoutError:
-            same_document.cancel()
-            raise NavigationTimeoutError(url, wait_until, timeout) from None
-        except BaseException:
-            same_document.cancel()
-            raise
-        loader_id = result.get("loaderId")
-        if loader_id or result.get("errorText"):
-            same_document.cancel()
-        error_text = result.get("errorText")
-        if error_text and error_text not in IGNORED_NAVIGATION_ERRORS:
-            raise NavigationError(url, error_text)
-        if not loader_id:
-            with contextlib.suppress(TimeoutError):
-                await same_document.wait(max(0.1, min(2.0, deadline - loop.time())))
-            return Response(self.url, None, None, same_document=True)
-        await self._wait_lifecycle(result.get("frameId", self.main_frame_id), loader_id, wait_until, url,
-                                   max(0.0, deadline - loop.time()), timeout)
+        # Armed first: Page.navigate answers a same-document navigation before Page.navigatedWithinDocument,
+        # and a fast page may send its lifecycle events before the answer.
+        with LifecycleWatcher(self) as watcher:
+            try:
+                result = await self.session.send("Page.navigate", params, timeout=timeout)
+            except TimeoutError:
+                raise NavigationTimeoutError(url, wait_until, timeout) from None
+            loader_id = result.get("loaderId")
+            error_text = result.get("errorText")
+            if error_text and error_text not in IGNORED_NAVIGATION_ERRORS:
+                raise NavigationError(url, error_text)
+            if not loader_id:
+                # Same document: wait briefly for its event, so the tab's url is current when goto returns.
+                await watcher.wait(
+                    "load", max(0.1, min(2.0, deadline - loop.time())), same_document=True,
+                    dialog_ends=dialog_ends, raise_on_timeout=False,
+                )  # fmt: skip
+                return Response(self.url, None, None, same_document=True)
+            watcher.expect(loader_id)
+            if wait_until != "commit":
+                outcome = await watcher.wait(
+                    wait_until, max(0.0, deadline - loop.time()), dialog_ends=dialog_ends, url=url
+                )
+                if outcome.dialog:  # the renderer is paused: reading the status would wait for the answer
+                    return Response(self.url, None, loader_id, dialog=True)
         status = await self._main_status(max(0.1, deadline - loop.time()))
         return Response(self.url, status, loader_id)
-
-    async def _wait_lifecycle(
-        self, frame_id: str, loader_id: str, wait_until: str, url: str, remaining: float, timeout: float
-    ) -> None:
-        if wait_until == "commit":
-            return
-        name = LIFECYCLE_NAMES[wait_until]
-        seen_ours = False
-
-        def reached() -> bool:
-            nonlocal seen_ours
-            frame = self.frames.get(frame_id)
-            if frame is None:
-                return False
-            if frame.loader_id == loader_id:
-                seen_ours = True
-                return name in frame.lifecycle
-            # A client-side redirect replaced our document: the newest one counts once it gets there.
-            return seen_ours and name in frame.lifecycle
-
-        try:
-            await self.wait_for_condition(reached, remaining)
-        except TimeoutError:
-            raise NavigationTimeoutError(url, wait_until, timeout) from None
 
     async def _main_status(self, timeout: float) -> int | None:
         with contextlib.suppress(CDPEngineError, TimeoutError):
@@ -522,8 +500,11 @@ class Tab:
             return value if isinstance(value, int) else None
         return None
 
-    async def _history_step(self, delta: int, wait_until: WaitUntil, timeout: float | None) -> Response | None:
+    async def _history_step(
+        self, delta: int, wait_until: WaitUntil, timeout: float | None, dialog_ends: bool
+    ) -> Response | None:
         self._check_open()
+        check_wait_until(wait_until)
         timeout = self._timeout(timeout)
         history = await self.session.send("Page.getNavigationHistory", timeout=timeout)
         index = history["currentIndex"] + delta
@@ -531,53 +512,43 @@ class Tab:
         if not 0 <= index < len(entries):
             return None
         entry = entries[index]
-        main = self.frames.get(self.main_frame_id)
-        old_loader = main.loader_id if main else ""
-        old_version = self.dom_version
-        await self.session.send("Page.navigateToHistoryEntry", {"entryId": entry["id"]}, timeout=timeout)
-
-        def moved() -> bool:
-            frame = self.frames.get(self.main_frame_id)
-            if frame is None:
-                return False
-            if frame.loader_id != old_loader:
-                return wait_until == "commit" or LIFECYCLE_NAMES[wait_until] in frame.lifecycle
-            return self.dom_version != old_version and frame.url == entry["url"]  # same-document entry
-
-        try:
-            await self.wait_for_condition(moved, timeout)
-        except TimeoutError:
-            raise NavigationTimeoutError(entry["url"], wait_until, timeout) from None
-        return Response(self.url, None, self.frames[self.main_frame_id].loader_id)
-
-    async def back(self, *, wait_until: WaitUntil = "load", timeout: float | None = None) -> Response | None:
-        """Go back one history entry; None when there is none."""
-        return await self._history_step(-1, wait_until, timeout)
-
-    async def forward(self, *, wait_until: WaitUntil = "load", timeout: float | None = None) -> Response | None:
-        """Go forward one history entry; None when there is none."""
-        return await self._history_step(1, wait_until, timeout)
-
-    async def reload(self, *, wait_until: WaitUntil = "load", timeout: float | None = None) -> Response:
-        self._check_open()
-        timeout = self._timeout(timeout)
-        main = self.frames.get(self.main_frame_id)
-        old_loader = main.loader_id if main else ""
-        await self.session.send("Page.reload", timeout=timeout)
-
-        def reloaded() -> bool:
-            frame = self.frames.get(self.main_frame_id)
-            return (
-                frame is not None
-                and frame.loader_id != old_loader
-                and (wait_until == "commit" or LIFECYCLE_NAMES[wait_until] in frame.lifecycle)
+        with LifecycleWatcher(self) as watcher:
+            await self.session.send("Page.navigateToHistoryEntry", {"entryId": entry["id"]}, timeout=timeout)
+            outcome = await watcher.wait(
+                wait_until, timeout, same_document=True, dialog_ends=dialog_ends, url=entry["url"]
             )
+        main = self.frames.get(self.main_frame_id)
+        return Response(
+            self.url, None, main.loader_id if main else None, same_document=outcome.same_document, dialog=outcome.dialog
+        )
 
-        try:
-            await self.wait_for_condition(reloaded, timeout)
-        except TimeoutError:
-            raise NavigationTimeoutError(self.url, wait_until, timeout) from None
-        return Response(self.url, await self._main_status(2.0), self.frames[self.main_frame_id].loader_id)
+    async def back(
+        self, *, wait_until: WaitUntil = "load", timeout: float | None = None, dialog_ends: bool = True
+    ) -> Response | None:
+        """Go back one history entry; None when there is none."""
+        return await self._history_step(-1, wait_until, timeout, dialog_ends)
+
+    async def forward(
+        self, *, wait_until: WaitUntil = "load", timeout: float | None = None, dialog_ends: bool = True
+    ) -> Response | None:
+        """Go forward one history entry; None when there is none."""
+        return await self._history_step(1, wait_until, timeout, dialog_ends)
+
+    async def reload(
+        self, *, wait_until: WaitUntil = "load", timeout: float | None = None, dialog_ends: bool = True
+    ) -> Response:
+        """Reload the main document and wait for its new document to reach the lifecycle point."""
+        self._check_open()
+        check_wait_until(wait_until)
+        timeout = self._timeout(timeout)
+        with LifecycleWatcher(self) as watcher:
+            await self.session.send("Page.reload", timeout=timeout)
+            outcome = await watcher.wait(wait_until, timeout, dialog_ends=dialog_ends)
+        main = self.frames.get(self.main_frame_id)
+        loader = main.loader_id if main else None
+        if outcome.dialog:
+            return Response(self.url, None, loader, dialog=True)
+        return Response(self.url, await self._main_status(2.0), loader)
 
     # ----- script, screenshots ----------------------------------------------------------------
 

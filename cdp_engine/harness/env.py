@@ -42,9 +42,11 @@ from aiohttp import web
 from ..core.browser import Browser, BrowserContext, Tab, WaitUntil
 from ..core.input import NotClickableError, click_at, clickable_point, hit_target, insert_text, press_events
 from ..core.keys import chord_events, key_down_events, key_up_events, modifiers_mask
+from ..core.lifecycle import wait_loaded
+from ..core.settle import SettleReport, dom_quiet
 from ..errors import CDPEngineError, NavigationError
 from ..index.actions import ActionValidationError
-from ..index.element_index import SETTLE_MAX_MS, SETTLE_QUIET_MS, SETTLE_SCRIPT, ActionError
+from ..index.element_index import ActionError
 from ..index.tab import connect, launch
 from ..snapshot.capture import Capture, content_digest
 from ..version import __version__
@@ -263,12 +265,16 @@ def _quiet(future: asyncio.Future[Any]) -> None:
 
 
 class _Timer:
-    """Per-step phase clock: the settle phase is timed around the engine's own settle."""
+    """Per-step phase clock: the settle phase is the sum of the engine's own settle reports."""
 
     __slots__ = ("settle",)
 
     def __init__(self) -> None:
         self.settle = 0.0
+
+    def add(self, report: SettleReport) -> None:
+        """A settle listener (ElementIndex.add_settle_listener): the time after the input, in seconds."""
+        self.settle += report.settle_ms / 1000
 
 
 class BrowserEnv:
@@ -447,21 +453,7 @@ class BrowserEnv:
         if tab not in self.tabs:
             self.tabs.append(tab)
             tab.session.on("Page.windowOpen", self._on_window_open)
-        index = tab.element_index
-        if getattr(index, "_harness_timed", False) or not hasattr(index, "_settle_after"):
-            return
-        original = index._settle_after
-        timer = self._timer
-
-        async def timed(*args: Any, **kwargs: Any) -> Any:
-            t = time.perf_counter()
-            try:
-                return await original(*args, **kwargs)
-            finally:
-                timer.settle += time.perf_counter() - t
-
-        index._settle_after = timed  # type: ignore[method-assign]
-        index._harness_timed = True  # type: ignore[attr-defined]
+        tab.element_index.add_settle_listener(self._timer.add)  # added once per tab
 
     @property
     def open_tabs(self) -> list[Tab]:
@@ -828,17 +820,9 @@ class BrowserEnv:
     async def _quiesce(self, tab: Tab, timeout: float | None = None) -> None:
         """Wait for the main document's load, then for the DOM to be quiet (the engine's settle rule)."""
         timeout = self.browser.navigation_timeout if timeout is None else timeout
-
-        def loaded() -> bool:
-            frame = tab.frames.get(tab.main_frame_id)
-            return frame is not None and "load" in frame.lifecycle
-
-        with contextlib.suppress(TimeoutError):
-            await tab.wait_for_condition(loaded, timeout)
+        await wait_loaded(tab, timeout)
         with contextlib.suppress(CDPEngineError, TimeoutError):
-            await tab.evaluate(
-                SETTLE_SCRIPT % (SETTLE_QUIET_MS, SETTLE_MAX_MS), timeout=SETTLE_MAX_MS / 1000 + 2
-            )
+            await dom_quiet(tab)
 
     def _new_step(self) -> None:
         self._timer.settle = 0.0
@@ -985,19 +969,19 @@ class BrowserEnv:
         resolve indices against the last state (same identity rules), act, settle, capture."""
         index: ElementIndex = tab.element_index
         shot = self._capture_format()
-        async with index._lock:
+        async with index.lock:
             if index.current is None:
                 index.current = await index.capturer.capture(screenshot=shot)
             previous = index.current
             try:
                 await self._perform(tab, index, previous, call)
             except ActionError as exc:
-                return index._error(previous, exc.code, exc.message, failed), 0.0
+                return index.error_state(previous, exc.code, exc.message, failed), 0.0
             except NavigationError as exc:
-                return index._error(previous, "NAVIGATION_FAILED", str(exc), failed), 0.0
+                return index.error_state(previous, "NAVIGATION_FAILED", str(exc), failed), 0.0
             except (CDPEngineError, TimeoutError) as exc:
                 log.debug("harness action failed", exc_info=True)
-                return index._error(
+                return index.error_state(
                     previous, "INTERNAL_BROWSER_ERROR", f"{type(exc).__name__}: {exc}", failed
                 ), 0.0
             index.capturer.invalidate()
@@ -1007,8 +991,8 @@ class BrowserEnv:
             return dict(capture.state), (time.perf_counter() - t) * 1000
 
     async def _point(self, tab: Tab, index: ElementIndex, previous: Capture, bid: int) -> tuple[float, float]:
-        element = await index._resolve(previous, bid)
-        index._check_usable(element, bid)
+        element = await index.resolve(previous, bid)
+        index.check_usable(element)
         try:
             x, y = await clickable_point(tab, element.session, element.backend_node_id)
         except NotClickableError as exc:
@@ -1035,40 +1019,40 @@ class BrowserEnv:
             x, y = await self._point(tab, index, previous, a["bid"])
             mods = modifiers_mask(["Control" if m == "ControlOrMeta" else m for m in a["modifiers"]])
             count = 2 if name == "dblclick" else 1
-            await index._settled(click_at(tab, x, y, button=a["button"], click_count=count, modifiers=mods))
+            await index.settle(click_at(tab, x, y, button=a["button"], click_count=count, modifiers=mods))
         elif name == "hover":
             x, y = await self._point(tab, index, previous, a["bid"])
-            await index._settled(mouse("mouseMoved", x, y))
+            await index.settle(mouse("mouseMoved", x, y))
         elif name in ("press", "focus"):
-            element = await index._resolve(previous, a["bid"])
-            if await index._call(element, "function() { this.focus(); return true; }") is None:
+            element = await index.resolve(previous, a["bid"])
+            if await index.call(element, "function() { this.focus(); return true; }") is None:
                 raise ActionError("INVALID_ELEMENT_INDEX", f"Element {a['bid']} was removed from the page.")
             if name == "press":
-                await index._settled(press_events(tab, chord_events(a["key_comb"], implied_shift=False)))
+                await index.settle(press_events(tab, chord_events(a["key_comb"], implied_shift=False)))
             else:
-                await index._settle_after(time.perf_counter())
+                await index.settle()
         elif name == "keyboard_press":
-            await index._settled(press_events(tab, chord_events(a["key"], implied_shift=False)))
+            await index.settle(press_events(tab, chord_events(a["key"], implied_shift=False)))
         elif name == "keyboard_down":
-            await index._settled(press_events(tab, key_down_events(a["key"], implied_shift=False)))
+            await index.settle(press_events(tab, key_down_events(a["key"], implied_shift=False)))
         elif name == "keyboard_up":
-            await index._settled(press_events(tab, key_up_events(a["key"], implied_shift=False)))
+            await index.settle(press_events(tab, key_up_events(a["key"], implied_shift=False)))
         elif name in ("keyboard_type", "keyboard_insert_text"):
-            await index._settled(insert_text(tab, a["text"]))
+            await index.settle(insert_text(tab, a["text"]))
         elif name == "scroll":
             dx, dy = float(a["delta_x"]), float(a["delta_y"])
-            await index._settled(
+            await index.settle(
                 tab.evaluate(f"window.scrollBy({{left: {dx}, top: {dy}, behavior: 'instant'}})", timeout=5.0)
             )
         elif name == "mouse_move":
-            await index._settled(mouse("mouseMoved", a["x"], a["y"]))
+            await index.settle(mouse("mouseMoved", a["x"], a["y"]))
         elif name in ("mouse_click", "mouse_dblclick"):
             count = 2 if name == "mouse_dblclick" else 1
-            await index._settled(click_at(tab, a["x"], a["y"], button=a["button"], click_count=count))
+            await index.settle(click_at(tab, a["x"], a["y"], button=a["button"], click_count=count))
         elif name == "mouse_down":
-            await index._settled(mouse("mousePressed", a["x"], a["y"], a["button"]))
+            await index.settle(mouse("mousePressed", a["x"], a["y"], a["button"]))
         elif name == "mouse_up":
-            await index._settled(mouse("mouseReleased", a["x"], a["y"], a["button"]))
+            await index.settle(mouse("mouseReleased", a["x"], a["y"], a["button"]))
         elif name in ("drag_and_drop", "mouse_drag_and_drop"):
             if name == "drag_and_drop":
                 fx, fy = await self._point(tab, index, previous, a["from_bid"])
@@ -1083,15 +1067,15 @@ class BrowserEnv:
                     await mouse("mouseMoved", fx + (tx - fx) * i / 5, fy + (ty - fy) * i / 5, "left")
                 await mouse("mouseReleased", tx, ty, "left")
 
-            await index._settled(drag())
+            await index.settle(drag())
         elif name == "upload_file":
-            element = await index._resolve(previous, a["bid"])
+            element = await index.resolve(previous, a["bid"])
             if element.tag != "input" or element.input_type != "file":
                 raise ActionError(
                     "ELEMENT_NOT_INTERACTIVE", f"Element {a['bid']} is not an <input type=file>."
                 )
             files = [str(Path(f).resolve()) if self.browser.process is not None else f for f in a["file"]]
-            await index._settled(
+            await index.settle(
                 element.session.send(
                     "DOM.setFileInputFiles", {"files": files, "backendNodeId": element.backend_node_id}
                 )
@@ -1099,7 +1083,7 @@ class BrowserEnv:
         elif name in ("go_back", "go_forward"):
             step = tab.back if name == "go_back" else tab.forward
             await step(wait_until="load")
-            await index._settle_after(time.perf_counter())
+            await index.settle()
         else:  # pragma: no cover - every parsed name is handled above or by to_protocol
             raise ActionError("ACTION_VALIDATION_FAILED", f"{name} is not supported")
 

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -25,6 +26,8 @@ from ..core.input import (
     insert_text,
     press_events,
 )
+from ..core.lifecycle import wait_loaded
+from ..core.settle import NetworkTracker, SettleReport, settle
 from ..errors import CDPEngineError, JavaScriptError, NavigationError
 from ..snapshot.capture import Capture, Element, StateCapturer
 from .actions import ActionValidationError, parse_action
@@ -39,20 +42,6 @@ TEXT_INPUT_TYPES = frozenset(
 )
 TEXT_ROLES = frozenset({"textbox", "searchbox", "combobox"})
 NAVIGABLE_SCHEMES = frozenset({"http", "https", "file", "about", "data"})
-SETTLE_QUIET_MS = 40  # DOM must be quiet this long after an action …
-SETTLE_MAX_MS = 1000  # … but the page gets no longer than this to get there.
-NETWORK_QUIET_MAX = 1.0  # seconds to wait for requests the action started
-
-# Resolves once the document has been free of mutations for `quiet` ms, or after `max` ms.
-SETTLE_SCRIPT = """new Promise(resolve => {
-  const quiet = %d, max = %d, start = performance.now(); let last = start;
-  const mo = new MutationObserver(() => { last = performance.now(); });
-  mo.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-  const check = () => { const now = performance.now();
-    if (now - last >= quiet || now - start >= max) { mo.disconnect(); resolve(now - start); }
-    else setTimeout(check, Math.max(1, quiet - (now - last))); };
-  setTimeout(check, quiet);  // a timer, not requestAnimationFrame: rAF never fires in a background tab
-})"""
 
 
 class ActionError(Exception):
@@ -82,6 +71,8 @@ class ElementIndex:
         self.finished: dict[str, str] | None = None  # set by finish_task / fail_task
         self._lock = asyncio.Lock()
         self.network = NetworkTracker(tab)
+        self.last_settle: SettleReport | None = None  # the report of the latest settle on this tab
+        self._settle_listeners: list[Callable[[SettleReport], None]] = []
 
     async def state(self, *, screenshot: bool | str = True, jpeg_quality: int = 80) -> dict[str, Any]:
         """The current state object (cached while the page has not changed)."""
@@ -97,6 +88,7 @@ class ElementIndex:
             if self.current is None:
                 self.current = await self.capturer.capture(screenshot=screenshot)
             previous = self.current
+            self.last_settle = None
             await self.network.enable()
             try:
                 action = parse_action(raw_action)
@@ -120,6 +112,7 @@ class ElementIndex:
                 **capture.timings,
                 "action_ms": (t_action - t0) * 1000,
                 "total_action_ms": (time.perf_counter() - t0) * 1000,
+                **(self.last_settle.timings() if self.last_settle is not None else {}),
             }
             self.tab.last_timings = capture.timings
             return dict(capture.state)
@@ -128,6 +121,48 @@ class ElementIndex:
         state = dict(previous.state)
         state["error"] = {"code": code, "message": message, "failed_action": failed_action}
         return state
+
+    # ----- public hooks for surfaces that add their own actions (the harness) ------------------
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        """Held by state() and act(); hold it to run an action of your own between them."""
+        return self._lock
+
+    def error_state(self, previous: Capture, code: str, message: str, failed_action: Any) -> dict[str, Any]:
+        """The previous state plus the protocol's `error` field: what a failed action returns."""
+        return self._error(previous, code, message, failed_action)
+
+    async def resolve(self, capture: Capture, index: int) -> Element:
+        """The element an index of `capture` names, proven to be the same element still (ActionError if not)."""
+        return await self._resolve(capture, index)
+
+    def check_usable(self, element: Element) -> None:
+        """ActionError ELEMENT_NOT_INTERACTIVE when the element is disabled."""
+        self._check_usable(element, element.index)
+
+    async def call(self, element: Element, function: str, *args: Any) -> Any:
+        """Call a function with `this` bound to the element; None when the node no longer exists."""
+        return await self._call(element, function, *args)
+
+    def add_settle_listener(self, listener: Callable[[SettleReport], None]) -> Callable[[], None]:
+        """listener(report) after every settle on this tab (for phase timings); added once per listener."""
+        if listener not in self._settle_listeners:
+            self._settle_listeners.append(listener)
+        return lambda: self._settle_listeners.remove(listener) if listener in self._settle_listeners else None
+
+    async def settle(self, action: Awaitable[Any] | None = None) -> SettleReport:
+        """Run an input (if any), then the engine's one settle (core.settle) with this tab's request tracker:
+        a navigation it caused, DOM quiet, network quiet (once act() enabled the tracker); a held dialog
+        ends it at once."""
+        report = await settle(self.tab, action, network=self.network)
+        self.last_settle = report
+        for listener in list(self._settle_listeners):
+            try:
+                listener(report)
+            except Exception:
+                log.exception("settle listener failed")
+        return report
 
     # ----- actions ----------------------------------------------------------------------------
 
@@ -227,7 +262,7 @@ class ElementIndex:
                 "ELEMENT_NOT_INTERACTIVE",
                 f"Element {element.index} is covered by another element at its visible point.",
             )
-        await self._settled(self._click_delivered(element, x, y))
+        await self.settle(self._click_delivered(element, x, y))
 
     async def _click_delivered(self, element: Element, x: float, y: float) -> None:
         """Click at (x, y); inside an out-of-process frame, make sure the press reached that frame.
@@ -320,7 +355,7 @@ class ElementIndex:
 
                 await press_events(self.tab, chord_events("Delete"))
 
-        await self._settled(typing())
+        await self.settle(typing())
 
     async def _select_option(self, element: Element, capture: Capture, option_index: int) -> None:
         if element.tag != "select":
@@ -357,14 +392,14 @@ class ElementIndex:
                 return true;
             }""",
         )
-        await self._settled(changed)
+        await self.settle(changed)
 
     async def _scroll(self, direction: str, pixels: int | None, capture: Capture) -> None:
         width, height = capture.viewport[0], capture.viewport[1]
         amount = pixels if pixels is not None else (height if direction in ("up", "down") else width)
         dx = {"left": -amount, "right": amount}.get(direction, 0)
         dy = {"up": -amount, "down": amount}.get(direction, 0)
-        await self._settled(
+        await self.settle(
             self.tab.evaluate(f"window.scrollBy({{left: {dx}, top: {dy}, behavior: 'instant'}})", timeout=5.0)
         )
 
@@ -380,13 +415,19 @@ class ElementIndex:
         except NavigationError as exc:
             await self._restore()
             raise NavigationError(url, exc.error_text) from None
-        await self._settle_after(time.perf_counter())
+        await self.settle()
 
     async def _restore(self) -> None:
         """Put the tab back where it was: Chromium commits an error page after a failed navigation."""
         tab = self.tab
+
+        def error_page() -> bool:
+            # The frame's url, not the tab's: Target.targetInfoChanged soon reports the failed url for the tab.
+            frame = tab.frames.get(tab.main_frame_id)
+            return frame is not None and frame.url.startswith("chrome-error:")
+
         try:
-            await tab.wait_for_condition(lambda: tab.url.startswith("chrome-error:"), 3.0)
+            await tab.wait_for_condition(error_page, 3.0)
         except TimeoutError:
             return  # nothing committed: the tab is still on its page
         for _attempt in range(3):
@@ -395,127 +436,5 @@ class ElementIndex:
                 return
             except CDPEngineError:
                 # Right after the error page commits its session is briefly not ready: wait for its load.
-                with contextlib.suppress(TimeoutError):
-                    await tab.wait_for_condition(
-                        lambda: "load" in getattr(tab.frames.get(tab.main_frame_id), "lifecycle", ()), 1.0
-                    )
+                await wait_loaded(tab, 1.0)
         log.debug("could not restore the page after a failed navigation")
-
-    # ----- settling ---------------------------------------------------------------------------
-
-    async def _settled(self, input_coro: Any) -> None:
-        """Run the input, then wait for the page to settle: a navigation it caused, DOM quiet, network quiet."""
-        main = self.tab.frames.get(self.tab.main_frame_id)
-        loader_before = main.loader_id if main else ""
-        requested = asyncio.get_running_loop().create_future()
-        unsubscribe = self.tab.session.on(
-            "Page.frameRequestedNavigation",
-            lambda p: p.get("frameId") == self.tab.main_frame_id and not requested.done() and requested.set_result(p),
-        )
-        unsubscribe2 = self.tab.session.on(
-            "Page.frameStartedNavigating",
-            lambda p: p.get("frameId") == self.tab.main_frame_id
-            and p.get("navigationType") not in ("sameDocument",)
-            and not requested.done()
-            and requested.set_result(p),
-        )
-        try:
-            await input_coro
-            t_input = time.perf_counter()
-            await self._settle_after(t_input, requested, loader_before)
-        finally:
-            unsubscribe()
-            unsubscribe2()
-
-    async def _dom_quiet(self) -> None:
-        await self.tab.evaluate(SETTLE_SCRIPT % (SETTLE_QUIET_MS, SETTLE_MAX_MS), timeout=SETTLE_MAX_MS / 1000 + 2)
-
-    async def _settle_after(
-        self, t_start: float, requested: asyncio.Future[Any] | None = None, loader_before: str = ""
-    ) -> None:
-        """Event-driven settle, every step with a deadline: navigation, DOM quiet, then network quiet."""
-        tab = self.tab
-        budget = SETTLE_MAX_MS / 1000 + 2
-        quiet: asyncio.Future[Any] = asyncio.ensure_future(self._dom_quiet())
-        dialog = asyncio.ensure_future(tab.wait_for_condition(lambda: tab.pending_dialog is not None, budget))
-        waiters: set[asyncio.Future[Any]] = {quiet, dialog}
-        if requested is not None:
-            waiters.add(requested)
-        try:
-            done, _ = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED, timeout=budget)
-            if dialog in done and not dialog.exception():
-                return  # a held dialog blocks the page: report now, never wait on a paused renderer
-            main = tab.frames.get(tab.main_frame_id)
-            navigating = (requested is not None and requested.done()) or (
-                bool(loader_before) and main is not None and main.loader_id != loader_before
-            )
-            if navigating:
-
-                def loaded() -> bool:
-                    frame = tab.frames.get(tab.main_frame_id)
-                    return tab.pending_dialog is not None or (
-                        frame is not None and frame.loader_id != loader_before and "load" in frame.lifecycle
-                    )
-
-                try:
-                    await tab.wait_for_condition(loaded, tab.browser.navigation_timeout)
-                except TimeoutError:
-                    log.debug("navigation after action did not load before the deadline")
-                if tab.pending_dialog is not None:
-                    return
-                quiet.cancel()
-                quiet = asyncio.ensure_future(self._dom_quiet())
-            await asyncio.wait({quiet}, timeout=budget)
-            # Bounded network quiet: requests the action started (fetch/XHR) usually re-render on arrival.
-            if self.network.inflight and tab.pending_dialog is None:
-                with contextlib.suppress(TimeoutError):
-                    await tab.wait_for_condition(
-                        lambda: not self.network.inflight or tab.pending_dialog is not None, NETWORK_QUIET_MAX
-                    )
-                if tab.pending_dialog is None:
-                    quiet = asyncio.ensure_future(self._dom_quiet())
-                    await asyncio.wait({quiet}, timeout=budget)
-        finally:
-            for w in (quiet, dialog):
-                if not w.done():
-                    w.cancel()
-                elif not w.cancelled():
-                    w.exception()
-
-
-class NetworkTracker:
-    """Requests in flight on a tab's main session (Network domain, enabled on the tab's first action)."""
-
-    IGNORED_TYPES = frozenset({"WebSocket", "EventSource", "Ping", "CSPViolationReport"})
-
-    def __init__(self, tab: Tab) -> None:
-        self.tab = tab
-        self.pending: set[str] = set()
-        self.enabled = False
-
-    @property
-    def inflight(self) -> int:
-        return len(self.pending)
-
-    async def enable(self) -> None:
-        if self.enabled:
-            return
-        self.enabled = True
-        s = self.tab.session
-        s.on("Network.requestWillBeSent", self._on_request)
-        s.on("Network.loadingFinished", self._on_done)
-        s.on("Network.loadingFailed", self._on_done)
-        s.on("Page.frameNavigated", lambda p: None if p["frame"].get("parentId") else self.pending.clear())
-        # Small buffers: the engine never reads bodies through this session.
-        await s.send("Network.enable", {"maxTotalBufferSize": 1_000_000, "maxResourceBufferSize": 100_000})
-
-    def _on_request(self, params: dict[str, Any]) -> None:
-        if params.get("type") in self.IGNORED_TYPES or params.get("request", {}).get("url", "").startswith("data:"):
-            return
-        self.pending.add(params["requestId"])
-
-    def _on_done(self, params: dict[str, Any]) -> None:
-        if params["requestId"] in self.pending:
-            self.pending.discard(params["requestId"])
-            if not self.pending:
-                self.tab._check_conditions()

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from ..core import interact
 from ..core.browser import Tab
 from ..core.keys import ALT, CONTROL, META, SHIFT
+from ..core.lifecycle import LifecycleWatcher
 from ..core.refs import NodeRef
 from ..errors import CDPEngineError
 from .envelope import ToolError
@@ -120,41 +121,24 @@ def coerce_bool(value: Any, what: str) -> bool:
 
 
 class LoadWatch:
-    """Armed before a key press; wait() gives a navigation the press started up to `timeout` for DOMContentLoaded."""
+    """Armed before a key press; wait() gives a navigation the press started up to `timeout` for DOMContentLoaded.
+
+    The core lifecycle watcher, with frameStartedLoading counting as a start; a held dialog does not end
+    the wait (the tool's modal guard reports it).
+    """
 
     def __init__(self, tab: Tab) -> None:
-        self.tab = tab
-        self.started = False
-        main = tab.main_frame_id
-        frame = tab.frames.get(main)
-        self.loader = frame.loader_id if frame else ""
-
-        def on_start(params: dict[str, Any]) -> None:
-            if params.get("frameId") == main:
-                self.started = True
-
-        self._unsubs = [
-            tab.session.on("Page.frameRequestedNavigation", on_start),
-            tab.session.on("Page.frameStartedLoading", on_start),
-        ]
+        self.watcher = LifecycleWatcher(tab, loading_counts=True)
 
     async def wait(self, timeout: float) -> None:
         try:
             await asyncio.sleep(0)  # events already received are dispatched first
-            tab = self.tab
-            frame = tab.frames.get(tab.main_frame_id)
-            if not self.started and (frame is None or frame.loader_id == self.loader):
+            if not self.watcher.navigating:
                 return
-
-            def loaded() -> bool:
-                f = tab.frames.get(tab.main_frame_id)
-                return f is not None and f.loader_id != self.loader and "DOMContentLoaded" in f.lifecycle
-
-            with contextlib.suppress(TimeoutError, CDPEngineError):
-                await tab.wait_for_condition(loaded, timeout)
+            with contextlib.suppress(CDPEngineError):
+                await self.watcher.wait("domcontentloaded", timeout, dialog_ends=False, raise_on_timeout=False)
         finally:
-            for unsub in self._unsubs:
-                unsub()
+            self.watcher.close()
 
 
 async def fill(tab: Tab, node: NodeRef, text: str) -> None:

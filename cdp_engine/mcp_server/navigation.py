@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 from typing import Any
 
+from ..core import lifecycle
 from ..core.browser import Download, Tab
 from ..errors import CDPEngineError, NavigationError, NavigationTimeoutError, ProtocolError
 from .envelope import ToolError
@@ -34,14 +35,8 @@ async def page_title(tab: Tab) -> str:
 
 
 async def wait_loaded(tab: Tab, timeout: float) -> None:
-    """Up to `timeout` for the main document's `load` (never fails)."""
-
-    def loaded() -> bool:
-        frame = tab.frames.get(tab.main_frame_id)
-        return frame is None or "load" in frame.lifecycle
-
-    with contextlib.suppress(TimeoutError, CDPEngineError):
-        await tab.wait_for_condition(loaded, timeout)
+    """Up to `timeout` for the main document's `load` (never fails; no main frame counts as loaded)."""
+    await lifecycle.wait_loaded(tab, timeout, "load", missing=True)
 
 
 def nav_timeout(ctx: Ctx) -> float:
@@ -83,7 +78,7 @@ async def browser_navigate(ctx: Ctx, url: str, *, page_id: str | None = None) ->
         unsubscribe = [tab.session.on("Network.requestWillBeSent", on_request), tab.add_listener(on_event)]
         try:
             try:
-                await tab.goto(target, wait_until="domcontentloaded", timeout=nav_timeout(ctx))
+                await tab.goto(target, wait_until="domcontentloaded", timeout=nav_timeout(ctx), dialog_ends=False)
             except NavigationTimeoutError:
                 raise ToolError(
                     "navigation_timeout", f"Navigation to {target} did not reach DOMContentLoaded in time."
@@ -146,7 +141,7 @@ async def browser_navigate_back(ctx: Ctx, *, page_id: str | None = None) -> dict
     async def action() -> dict[str, Any]:
         tab = page.tab
         try:
-            response = await tab.back(wait_until="domcontentloaded", timeout=nav_timeout(ctx))
+            response = await tab.back(wait_until="domcontentloaded", timeout=nav_timeout(ctx), dialog_ends=False)
         except NavigationTimeoutError:
             raise ToolError(
                 "navigation_timeout", "Back navigation did not reach DOMContentLoaded in time."

@@ -74,7 +74,7 @@ async def browser_tabs(
         if url is not None:
             try:
                 await page.tab.goto(
-                    normalize_url(url), wait_until="domcontentloaded", timeout=nav_timeout(ctx)
+                    normalize_url(url), wait_until="domcontentloaded", timeout=nav_timeout(ctx), dialog_ends=False
                 )
                 await wait_loaded(page.tab, min(LOAD_GRACE, max(0.0, ctx.remaining() - 0.5)))
             except (NavigationError, CDPEngineError) as exc:
@@ -336,7 +336,7 @@ async def _with_origin_page(ctx: Ctx, origin: str, script: str, arg: Any) -> Any
         session.on("Fetch.requestPaused", on_paused)
         await session.send("Fetch.enable", {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]})
         try:
-            await tab.goto(origin + "/", wait_until="commit", timeout=nav_timeout(ctx))
+            await tab.goto(origin + "/", wait_until="commit", timeout=nav_timeout(ctx), dialog_ends=False)
         except NavigationError as exc:
             raise ToolError("internal_error", f"Could not open {origin}: {exc.error_text}") from None
         value = await tab.evaluate(f"({script})({_json(arg)})", timeout=max(0.5, ctx.remaining() - 0.5))

@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from ..core import interact, keys
+from ..core.lifecycle import wait_loaded
 from ..core.refs import NodeRef, StaleRefError
+from ..core.settle import settle
 from ..errors import (
     CDPEngineError,
     JavaScriptError,
@@ -31,7 +33,6 @@ from ..errors import (
     NavigationTimeoutError,
     TargetClosedError,
 )
-from ..index.element_index import SETTLE_MAX_MS, SETTLE_QUIET_MS, SETTLE_SCRIPT
 from ..snapshot.ax_tree import capture_ax_tree
 from . import read_page as reader
 from .diagnostics import ConsoleLog, NetworkLog
@@ -370,88 +371,18 @@ class BrowserToolset:
     # ----- settling ---------------------------------------------------------------------------
 
     async def _settled(self, managed: ManagedTab, action: Any) -> Any:
-        """Run an input action, then wait for what it caused: a navigation (to load, or until it turns
-        into a download or stops), else a quiet DOM (at most a second). No fixed sleeps."""
+        """Run an input action, then wait for what it caused (core.settle): a navigation (to load, or until
+        it turns into a download or stops), else a quiet DOM (at most a second). No fixed sleeps."""
         tab = managed.tab
-        main = tab.frames.get(tab.main_frame_id)
-        loader_before = main.loader_id if main else ""
-        loop = asyncio.get_running_loop()
-        requested: asyncio.Future[None] = loop.create_future()
-        stopped: asyncio.Future[None] = loop.create_future()
-
-        def on_nav(params: dict[str, Any]) -> None:
-            if params.get("frameId") == tab.main_frame_id and params.get("navigationType") != "sameDocument":
-                if not requested.done():
-                    requested.set_result(None)
-
-        def on_stopped(params: dict[str, Any]) -> None:
-            if params.get("frameId") == tab.main_frame_id and requested.done() and not stopped.done():
-                stopped.set_result(None)
-
-        unsubscribe = [
-            tab.session.on("Page.frameRequestedNavigation", on_nav),
-            tab.session.on("Page.frameStartedNavigating", on_nav),
-            tab.session.on("Page.frameStoppedLoading", on_stopped),
-        ]
         self.book.download_seen.clear()
-        try:
-            result = await action
-            await self._settle_after(tab, requested, stopped, loader_before)
-            return result
-        finally:
-            for u in unsubscribe:
-                u()
-            for future in (requested, stopped):
-                if not future.done():
-                    future.cancel()
-
-    async def _settle_after(
-        self, tab: Tab, requested: asyncio.Future[None], stopped: asyncio.Future[None], loader_before: str
-    ) -> None:
-        if tab.closed:
-            return
-        quiet = asyncio.ensure_future(
-            tab.evaluate(SETTLE_SCRIPT % (SETTLE_QUIET_MS, SETTLE_MAX_MS), timeout=SETTLE_MAX_MS / 1000 + 1)
-        )
-        waiters: list[asyncio.Future[Any]] = [quiet]
-        try:
-            await asyncio.wait(
-                {quiet, requested}, return_when=asyncio.FIRST_COMPLETED, timeout=SETTLE_MAX_MS / 1000 + 1
-            )
-            main = tab.frames.get(tab.main_frame_id)
-            navigating = requested.done() or (
-                main is not None and loader_before and main.loader_id != loader_before
-            )
-            if navigating and not tab.closed:
-
-                def loaded() -> bool:
-                    frame = tab.frames.get(tab.main_frame_id)
-                    return (
-                        frame is not None and frame.loader_id != loader_before and "load" in frame.lifecycle
-                    )
-
-                # Load, or the navigation ended without a new document (a download, a 204), or a download began.
-                waiters += [
-                    asyncio.ensure_future(tab.wait_for_condition(loaded, self.config.navigation_timeout)),
-                    asyncio.ensure_future(self.book.download_seen.wait()),
-                ]
-                done, _ = await asyncio.wait(
-                    {*waiters[1:], stopped},
-                    return_when=asyncio.FIRST_COMPLETED,
-                    timeout=self.config.navigation_timeout,
-                )
-                if not done:
-                    log.debug("navigation after an action did not reach load")
-                elif stopped in done and not waiters[1].done() and not self.book.download_seen.is_set():
-                    # Chromium stops the navigation just before it announces the download.
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(asyncio.shield(waiters[2]), 0.3)
-        finally:
-            for waiter in waiters:
-                if not waiter.done():
-                    waiter.cancel()
-                waiter.add_done_callback(_quiet)
+        report = await settle(
+            tab, action, load_timeout=self.config.navigation_timeout, quiet_after_load=False, stop_ends=True,
+            until=self.book.download_seen, raise_closed=False,
+        )  # fmt: skip
+        if not report.loaded and report.navigated and not report.closed:
+            log.debug("navigation after an action did not reach load")
         await self.book.settle_new_tabs(timeout=2.0)
+        return report.value
 
     # ----- the call pipeline ------------------------------------------------------------------
 
@@ -638,7 +569,7 @@ class BrowserToolset:
                     # Committed and parsed is enough to succeed; `load` gets a bounded wait on top, so a page
                     # with a hanging image or ad still navigates (the documented timeout is for no page at all).
                     status = (await tab.goto(target, wait_until="domcontentloaded", timeout=timeout)).status
-                    await self._wait_loaded(tab, min(LOAD_GRACE, timeout))
+                    await wait_loaded(tab, min(LOAD_GRACE, timeout))
                 except NavigationError as exc:
                     if "ERR_ABORTED" not in exc.error_text:
                         raise
@@ -656,14 +587,6 @@ class BrowserToolset:
             code = exc.error_text if re.fullmatch(r"net::[A-Z_0-9]+", exc.error_text or "") else "net error"
             raise MemberError(f"Error: Navigation to {shown} failed ({code}).") from None
         return NavigateOutcome(url=tab.url, status=status, title=await self._title(tab) or None)
-
-    async def _wait_loaded(self, tab: Tab, timeout: float) -> None:
-        def loaded() -> bool:
-            frame = tab.frames.get(tab.main_frame_id)
-            return frame is not None and "load" in frame.lifecycle
-
-        with contextlib.suppress(TimeoutError, CDPEngineError):
-            await tab.wait_for_condition(loaded, timeout)
 
     async def _capture(self, tab: Tab, clip: dict[str, float] | None, scale: float) -> str:
         cfg = self.config
