@@ -3,7 +3,9 @@
 The reader decodes each message once (orjson), resolves the command it answers, and
 dispatches events to plain callbacks: it never awaits user code, so a slow listener
 can't stall responses. The connection is the single owner of routing state: the id
-counter, the session table and every pending command.
+counter, the session table and every pending command. A session owns its listeners and
+its closed state; everything that must happen when a session goes (its commands and
+waits fail) hangs off that one close.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import asyncio
 import contextlib
 import gc
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 import orjson
@@ -22,7 +24,8 @@ from .transport import Transport
 
 log = logging.getLogger("cdp_engine")
 
-Listener = Callable[[dict[str, Any]], None]
+Listener = Callable[[dict[str, Any]], object]  # the return value is ignored
+CloseListener = Callable[[BaseException], object]
 DEFAULT_TIMEOUT = 30.0
 # Messages above this size are decoded with the cyclic GC paused (see gc_paused).
 LARGE_MESSAGE = 1 << 16
@@ -59,13 +62,21 @@ def gc_paused() -> Iterator[None]:
 class EventWaiter:
     """An armed wait for one event: create it before the command that triggers the event."""
 
-    def __init__(self, session: CDPSession, method: str, predicate: Callable[[dict[str, Any]], bool] | None):
+    def __init__(
+        self, session: CDPSession, method: str, predicate: Callable[[dict[str, Any]], bool] | None
+    ) -> None:
         self._future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._predicate = predicate
         self._session = session
-        self._unsubscribe = session.on(method, self._on_event)
-        session._waiters.add(self._future)
         self.method = method
+        self._unsubscribe = session.on(method, self._on_event)
+        # Last: on a session that is already closed this fails the wait at once.
+        self._unwatch = session.add_close_listener(self._on_close)
+
+    def _on_close(self, reason: BaseException) -> None:
+        if not self._future.done():
+            self._future.set_exception(reason)
+        self._unsubscribe()
 
     def _on_event(self, params: dict[str, Any]) -> None:
         if self._future.done():
@@ -78,6 +89,7 @@ class EventWaiter:
         else:
             self._future.set_result(params)
         self._unsubscribe()
+        self._unwatch()
 
     async def wait(self, timeout: float | None = None) -> dict[str, Any]:
         """Wait for the event; TimeoutError after the deadline, TargetClosedError if the session dies."""
@@ -92,14 +104,14 @@ class EventWaiter:
 
     def cancel(self) -> None:
         self._unsubscribe()
-        self._session._waiters.discard(self._future)
+        self._unwatch()
         if not self._future.done():
             self._future.cancel()
 
     def done(self) -> bool:
         return self._future.done()
 
-    def __await__(self):  # type: ignore[no-untyped-def]
+    def __await__(self) -> Generator[Any, None, dict[str, Any]]:
         return self.wait().__await__()
 
 
@@ -116,18 +128,19 @@ class CDPSession:
         self.id = session_id
         self.target_info: dict[str, Any] = target_info or {}
         self._listeners: dict[str, list[Listener]] = {}
-        self._pending: dict[int, tuple[asyncio.Future[dict[str, Any]], str, asyncio.TimerHandle | None]] = {}
-        self._waiters: set[asyncio.Future[dict[str, Any]]] = set()
+        self._close_listeners: list[CloseListener] = []
         self.closed_reason: BaseException | None = None
         self.parent: CDPSession | None = None
 
     @property
     def target_id(self) -> str:
-        return self.target_info.get("targetId", "")
+        target_id: str = self.target_info.get("targetId", "")
+        return target_id
 
     @property
     def target_type(self) -> str:
-        return self.target_info.get("type", "")
+        target_type: str = self.target_info.get("type", "")
+        return target_type
 
     @property
     def closed(self) -> bool:
@@ -137,7 +150,7 @@ class CDPSession:
         self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None
     ) -> asyncio.Future[dict[str, Any]]:
         """Send a command now and return a future of its result; several can be in flight together."""
-        return self.connection._send(self, method, params, timeout)
+        return self.connection.send(method, params, session=self, timeout=timeout)
 
     def on(self, method: str, listener: Listener) -> Callable[[], None]:
         """Call listener(params) for each `method` event; returns a function that unsubscribes."""
@@ -156,7 +169,21 @@ class CDPSession:
         """Arm a wait for the next `method` event matching predicate; await it (or .wait(timeout))."""
         return EventWaiter(self, method, predicate)
 
-    def _dispatch(self, method: str, params: dict[str, Any]) -> None:
+    def add_close_listener(self, listener: CloseListener) -> Callable[[], None]:
+        """Call listener(reason) once when the session closes (at once if it already has); returns an unsubscribe."""
+        if self.closed_reason is not None:
+            listener(self.closed_reason)
+            return _nothing
+        self._close_listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._close_listeners:
+                self._close_listeners.remove(listener)
+
+        return unsubscribe
+
+    def dispatch(self, method: str, params: dict[str, Any]) -> None:
+        """Hand one event to this session's listeners; a failing listener is logged, the others still run."""
         listeners = self._listeners.get(method)
         if not listeners:
             return
@@ -166,23 +193,31 @@ class CDPSession:
             except Exception:
                 log.exception("listener for %s failed", method)
 
-    def _close(self, reason: BaseException) -> None:
+    def mark_closed(self, reason: BaseException) -> None:
+        """Mark the session gone: its commands in flight and armed waits fail with reason, later ones at once.
+
+        The connection calls this when the target detaches or crashes, or the browser goes. It sends
+        nothing to Chromium; it only settles what waits on a target that can no longer answer.
+        """
         if self.closed_reason is not None:
             return
         self.closed_reason = reason
-        pending, self._pending = self._pending, {}
-        for future, _method, timer in pending.values():
-            if timer is not None:
-                timer.cancel()
-            if not future.done():
-                future.set_exception(reason)
-        for future in list(self._waiters):
-            if not future.done():
-                future.set_exception(reason)
-        self._waiters.clear()
+        listeners, self._close_listeners = self._close_listeners, []
+        for listener in listeners:
+            try:
+                listener(reason)
+            except Exception:
+                log.exception("close listener of %r failed", self)
 
     def __repr__(self) -> str:
         return f"<CDPSession {self.id or 'browser'} {self.target_type} {self.target_info.get('url', '')}>"
+
+
+def _nothing() -> None:
+    return None
+
+
+_Pending = tuple[asyncio.Future[dict[str, Any]], str, asyncio.TimerHandle, CDPSession]
 
 
 class Connection:
@@ -192,7 +227,8 @@ class Connection:
         self.transport = transport
         self.default_timeout = default_timeout
         self._next_id = 0
-        self.root = CDPSession(self, None, {"type": "browser"})
+        self._pending: dict[int, _Pending] = {}
+        self.root = self._new_session(None, {"type": "browser"})
         self.sessions: dict[str, CDPSession] = {}
         self.closed_reason: BaseException | None = None
         self.on_session_attached: list[Callable[[CDPSession, dict[str, Any]], None]] = []
@@ -208,9 +244,33 @@ class Connection:
     def session(self, session_id: str | None) -> CDPSession | None:
         return self.root if session_id is None else self.sessions.get(session_id)
 
-    def _send(
-        self, session: CDPSession, method: str, params: dict[str, Any] | None, timeout: float | None
+    def _new_session(self, session_id: str | None, target_info: dict[str, Any]) -> CDPSession:
+        session = CDPSession(self, session_id, target_info)
+        session.add_close_listener(lambda reason: self._fail_commands(session, reason))
+        return session
+
+    def _fail_commands(self, session: CDPSession, reason: BaseException) -> None:
+        """Every command still waiting on session fails with reason, at once."""
+        for command_id in [i for i, entry in self._pending.items() if entry[3] is session]:
+            future, _method, timer, _session = self._pending.pop(command_id)
+            timer.cancel()
+            if not future.done():
+                future.set_exception(reason)
+
+    def send(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        session: CDPSession | None = None,
+        timeout: float | None = None,
     ) -> asyncio.Future[dict[str, Any]]:
+        """Number and write one command for session (the browser's own by default); a future of its result.
+
+        The future fails with ProtocolError (Chromium's error answer), TargetClosedError (the session
+        went), ConnectionClosedError (the browser went) or CommandTimeoutError (no answer in time).
+        """
+        session = self.root if session is None else session
         future: asyncio.Future[dict[str, Any]] = self._loop.create_future()
         reason = session.closed_reason or self.closed_reason
         if reason is not None:
@@ -222,27 +282,26 @@ class Connection:
         if session.id is not None:
             message["sessionId"] = session.id
         timeout = self.default_timeout if timeout is None else timeout
-        timer = self._loop.call_later(timeout, self._expire, session, command_id, method, timeout)
-        session._pending[command_id] = (future, method, timer)
-        self._loop.create_task(self._write(session, command_id, orjson.dumps(message)))
+        timer = self._loop.call_later(timeout, self._expire, command_id, method, timeout)
+        self._pending[command_id] = (future, method, timer, session)
+        self._loop.create_task(self._write(command_id, orjson.dumps(message)))
         return future
 
-    async def _write(self, session: CDPSession, command_id: int, data: bytes) -> None:
+    async def _write(self, command_id: int, data: bytes) -> None:
         try:
             await self.transport.send(data)
         except Exception as exc:
-            entry = session._pending.pop(command_id, None)
+            entry = self._pending.pop(command_id, None)
             if entry is not None:
-                future, _method, timer = entry
-                if timer is not None:
-                    timer.cancel()
+                future, _method, timer, _session = entry
+                timer.cancel()
                 if not future.done():
                     future.set_exception(
                         exc if isinstance(exc, ConnectionClosedError) else ConnectionClosedError(str(exc))
                     )
 
-    def _expire(self, session: CDPSession, command_id: int, method: str, timeout: float) -> None:
-        entry = session._pending.pop(command_id, None)
+    def _expire(self, command_id: int, method: str, timeout: float) -> None:
+        entry = self._pending.pop(command_id, None)
         if entry is not None and not entry[0].done():
             entry[0].set_exception(CommandTimeoutError(method, timeout))
 
@@ -254,15 +313,13 @@ class Connection:
             message = orjson.loads(data)
         session_id = message.get("sessionId")
         if "id" in message:
-            session = self.session(session_id)
-            if session is None:
+            entry = self._pending.get(message["id"])
+            # An answer counts only from the session the command went to.
+            if entry is None or entry[3].id != session_id:
                 return
-            entry = session._pending.pop(message["id"], None)
-            if entry is None:
-                return
-            future, method, timer = entry
-            if timer is not None:
-                timer.cancel()
+            del self._pending[message["id"]]
+            future, method, timer, _session = entry
+            timer.cancel()
             if future.done():
                 return
             error = message.get("error")
@@ -282,36 +339,37 @@ class Connection:
             return
         params = message.get("params", {})
         if method == "Target.attachedToTarget":
-            child = CDPSession(self, params["sessionId"], params["targetInfo"])
+            child_id: str = params["sessionId"]
+            child = self._new_session(child_id, params["targetInfo"])
             child.parent = self.session(session_id)
-            self.sessions[child.id] = child  # type: ignore[index]
-            for hook in self.on_session_attached:
+            self.sessions[child_id] = child
+            for attach_hook in self.on_session_attached:
                 try:
-                    hook(child, params)
+                    attach_hook(child, params)
                 except Exception:
                     log.exception("session attach hook failed")
         elif method == "Target.detachedFromTarget":
-            child = self.sessions.pop(params.get("sessionId", ""), None)
-            if child is not None:
+            detached = self.sessions.pop(params.get("sessionId", ""), None)
+            if detached is not None:
                 # Sessions attached through this one (nested out-of-process frames) go with it:
                 # Chromium sends no detach event for them.
-                gone = [child, *self._descendants(child)]
-                for session in gone:
-                    self.sessions.pop(session.id or "", None)
-                    session._close(TargetClosedError(f"target {session.target_id} closed"))
-                for session in gone:
-                    for hook in self.on_session_detached:
+                gone = [detached, *self._descendants(detached)]
+                for closing in gone:
+                    self.sessions.pop(closing.id or "", None)
+                    closing.mark_closed(TargetClosedError(f"target {closing.target_id} closed"))
+                for closing in gone:
+                    for detach_hook in self.on_session_detached:
                         try:
-                            hook(session)
+                            detach_hook(closing)
                         except Exception:
                             log.exception("session detach hook failed")
         elif method == "Inspector.targetCrashed":
             crashed = self.session(session_id)
             if crashed is not None and crashed is not self.root:
-                crashed._close(TargetClosedError(f"target {crashed.target_id} crashed"))
+                crashed.mark_closed(TargetClosedError(f"target {crashed.target_id} crashed"))
         session = self.session(session_id)
         if session is not None:
-            session._dispatch(method, params)
+            session.dispatch(method, params)
 
     def _descendants(self, session: CDPSession) -> list[CDPSession]:
         out: list[CDPSession] = []
@@ -329,7 +387,7 @@ class Connection:
         reason = ConnectionClosedError(f"connection to the browser closed{f': {error}' if error else ''}")
         self.closed_reason = reason
         for session in [self.root, *self.sessions.values()]:
-            session._close(reason if session is self.root else TargetClosedError(str(reason)))
+            session.mark_closed(reason if session is self.root else TargetClosedError(str(reason)))
         for hook in self.on_close:
             try:
                 hook(reason)

@@ -270,11 +270,13 @@ async def launch_process(
             os.close(child_r)
             os.close(child_w)
             fds = []
-            chromium = ChromiumProcess(proc, user_data_dir, PipeTransport(to_browser_w, from_browser_r), binary)
+            chromium = ChromiumProcess(
+                proc, user_data_dir, PipeTransport(to_browser_w, from_browser_r), binary, output=output, _drain=drain
+            )
         else:
             ws_url = await _wait_for_devtools_url(user_data_dir, exited, output, new_line, timeout)
             ws = await WebSocketTransport.connect(ws_url, timeout=timeout)
-            chromium = ChromiumProcess(proc, user_data_dir, ws, binary, ws_url=ws_url)
+            chromium = ChromiumProcess(proc, user_data_dir, ws, binary, ws_url=ws_url, output=output, _drain=drain)
     except BaseException:
         for fd in fds:
             with contextlib.suppress(OSError):
@@ -285,8 +287,6 @@ async def launch_process(
         drain.cancel()
         await remove_profile(user_data_dir)
         raise
-    chromium.output = output
-    chromium._drain = drain
     return chromium
 
 
@@ -347,7 +347,7 @@ async def discover_ws_url(endpoint: str, timeout: float = 10.0) -> str:
     ):
         response.raise_for_status()
         info = await response.json(content_type=None)
-    return info["webSocketDebuggerUrl"]
+    return str(info["webSocketDebuggerUrl"])
 
 
 if sys.platform != "linux":  # PR_SET_PDEATHSIG is Linux-only; elsewhere rely on close().

@@ -9,7 +9,7 @@ the geometry leaves a candidate open (wholly outside an ancestor's box, or under
 box), one isolated-world call per frame asks for overflow, position and pointer-events of just
 those nodes. One pipelined `Accessibility.getPartialAXTree` burst over the indexed elements
 whose role the HTML mapping leaves open adds their computed roles. Nothing asks for the full
-AX tree, whose cost explodes on large pages (see ../shared/reference/cdp-floor.md).
+AX tree, whose cost explodes on large pages (37 s at 128k DOM nodes; docs/cdp-floor.md).
 
 The snapshot decodes into ~100k Python lists on big pages; the cyclic GC stays paused from the
 decode until they are freed (connection.gc_paused).
