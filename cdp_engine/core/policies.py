@@ -147,10 +147,13 @@ class FilePolicy:
     # Folders no upload root may be, contain or sit inside (the browser's downloads folder: a page
     # could otherwise download a file and have it uploaded back under another name).
     never_read: tuple[Path, ...] = field(default=())
+    # Single files an upload may read wherever they are (an application's allowlist of documents).
+    upload_files: tuple[Path, ...] = field(default=())
 
     def __post_init__(self) -> None:
         roots = tuple(resolve(r) for r in self.upload_roots)
         object.__setattr__(self, "upload_roots", roots)
+        object.__setattr__(self, "upload_files", tuple(resolve(f) for f in self.upload_files))
         if self.output_dir is not None:
             object.__setattr__(self, "output_dir", resolve(self.output_dir))
         for folder in (resolve(f) for f in self.never_read):
@@ -159,6 +162,10 @@ class FilePolicy:
                     raise ValueError(
                         "an upload root may not be, contain or sit inside the browser's downloads folder"
                     )
+
+    def listing(self, files: Iterable[str | os.PathLike[str]]) -> FilePolicy:
+        """This policy, also allowing these single files."""
+        return replace(self, upload_files=(*self.upload_files, *(Path(f) for f in files)))
 
     def excluding(self, folder: str | os.PathLike[str]) -> FilePolicy:
         """This policy, checked now to keep `folder` (e.g. the browser's downloads folder) unreadable."""
@@ -173,11 +180,13 @@ class FilePolicy:
     def upload_path(self, path: str | os.PathLike[str]) -> Path:
         """The real path of a file an upload may read; PolicyError naming the rule otherwise."""
         text = self._valid(path)
+        real = resolve(text)
+        if real in self.upload_files and real.is_file():
+            return real
         if not self.upload_roots:
             raise PolicyError(
                 "files.no_upload_roots", f"uploads are not allowed: no upload folders are configured ({self.upload_hint})"
             )
-        real = resolve(text)
         if not any(_inside(real, root) for root in self.upload_roots):
             raise PolicyError(
                 "files.outside_upload_roots",
