@@ -94,6 +94,7 @@ class NavigationPolicy:
         """
         try:
             parts = urlsplit(url.strip())
+            _ = parts.port  # a port out of range is no URL
         except ValueError:
             raise PolicyError("navigation.url", f"{url!r} is not a valid URL") from None
         scheme = parts.scheme.lower()

@@ -14,7 +14,6 @@ import contextlib
 import logging
 import time
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from ..core.input import (
     NotClickableError,
@@ -25,6 +24,7 @@ from ..core.input import (
     insert_text,
     press_events,
 )
+from ..core.policies import INDEX_SCHEMES, Policies, PolicyError
 from ..errors import CDPEngineError, JavaScriptError, NavigationError
 from ..snapshot.capture import Capture, Element, StateCapturer
 from .actions import ActionValidationError, parse_action
@@ -38,7 +38,7 @@ TEXT_INPUT_TYPES = frozenset(
     {"text", "email", "password", "search", "tel", "url", "number", "date", "datetime-local", "month", "time", "week"}
 )
 TEXT_ROLES = frozenset({"textbox", "searchbox", "combobox"})
-NAVIGABLE_SCHEMES = frozenset({"http", "https", "file", "about", "data"})
+NAVIGABLE_SCHEMES = INDEX_SCHEMES  # the default navigation policy (core/policies.py); see ElementIndex.policies
 SETTLE_QUIET_MS = 40  # DOM must be quiet this long after an action …
 SETTLE_MAX_MS = 1000  # … but the page gets no longer than this to get there.
 NETWORK_QUIET_MAX = 1.0  # seconds to wait for requests the action started
@@ -82,6 +82,8 @@ class ElementIndex:
         self.finished: dict[str, str] | None = None  # set by finish_task / fail_task
         self._lock = asyncio.Lock()
         self.network = NetworkTracker(tab)
+        # What navigate may reach; a server replaces it with its own (the HTTP service: Policies.for_service()).
+        self.policies: Policies = Policies.for_index()
 
     async def state(self, *, screenshot: bool | str = True, jpeg_quality: int = 80) -> dict[str, Any]:
         """The current state object (cached while the page has not changed)."""
@@ -369,12 +371,10 @@ class ElementIndex:
         )
 
     async def _navigate(self, url: str) -> None:
-        parts = urlsplit(url)
-        if parts.scheme.lower() not in NAVIGABLE_SCHEMES or (parts.scheme in ("http", "https") and not parts.netloc):
-            raise ActionError(
-                "ACTION_VALIDATION_FAILED",
-                f"navigate: url must be an absolute http(s), file, data or about URL, got {url!r}",
-            )
+        try:
+            self.policies.navigation.check(url)
+        except PolicyError as exc:
+            raise ActionError("ACTION_VALIDATION_FAILED", f"navigate: {exc}") from None
         try:
             await self.tab.goto(url, wait_until="load")
         except NavigationError as exc:
