@@ -372,3 +372,38 @@ async def test_chrome_settings_via_service(browser: cdp_engine.Browser, site: An
         finally:
             await runner.cleanup()
         await assert_browser_alive(browser, site)
+
+
+# ----- core files: screenshots and downloads, once ---------------------------------------------------
+
+
+async def test_core_screenshot_and_download_listener(browser: cdp_engine.Browser, tab: cdp_engine.Tab, site: Any) -> None:
+    from cdp_engine.mcp_server.inspection import image_size
+
+    await tab.goto(site.add("/policy/tall", "<body style='margin:0'><div style='height:3000px'>tall</div></body>"))
+    viewport = image_size(await tab.screenshot())
+    full = image_size(await tab.screenshot(full_page=True))
+    half = image_size(await tab.screenshot(scale=0.5, format="jpeg", quality=50))
+    region = await tab.screenshot_region(full_page=True)
+    assert viewport == browser.viewport_size and full == (browser.viewport_size[0], 3000) == (
+        region["width"], region["height"]
+    )  # fmt: skip
+    assert half == (browser.viewport_size[0] // 2, browser.viewport_size[1] // 2)
+    assert (await tab.pdf_base64()).startswith("JVBERi")  # %PDF
+
+    async def attachment(request: web.Request) -> web.Response:
+        return web.Response(body=b"12345", headers={"Content-Disposition": "attachment; filename=f.bin"})
+
+    seen: list[tuple[str, str | None, bool]] = []
+    stop = browser.on_download(lambda d: seen.append((d.state, d.tab_id, bool(d.path and Path(d.path).exists()))))
+    try:
+        link = site.add_handler("/policy/file", attachment)
+        await tab.goto(site.add("/policy/dlpage", f"<a id=a href='{link}'>get</a>"))
+        await tab.evaluate("document.getElementById('a').click()")
+        async with asyncio.timeout(10):
+            while not seen or seen[-1][0] != "completed":  # noqa: ASYNC110 - the test waits for engine state
+                await asyncio.sleep(0.01)
+    finally:
+        stop()
+    # Once when it began, once when it completed, with the file already in place for the listener.
+    assert seen == [("inProgress", tab.target_id, False), ("completed", tab.target_id, True)]

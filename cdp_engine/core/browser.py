@@ -684,6 +684,26 @@ class Tab:
         )
         return str(result["data"])
 
+    async def pdf_base64(
+        self,
+        *,
+        paper_width: float = 8.27,
+        paper_height: float = 11.69,
+        landscape: bool = False,
+        print_background: bool = False,
+        timeout: float | None = None,
+    ) -> str:
+        """The page printed to PDF (inches; A4 by default) as base64; headless Chromium only."""
+        self._check_open()
+        return await files.print_pdf(
+            self.session,
+            paper_width=paper_width,
+            paper_height=paper_height,
+            landscape=landscape,
+            print_background=print_background,
+            timeout=timeout,
+        )
+
     async def screenshot_region(self, *, full_page: bool = False, timeout: float | None = None) -> dict[str, float]:
         """The CSS rectangle a screenshot of the viewport (at its scroll offset) or the whole page covers."""
         self._check_open()

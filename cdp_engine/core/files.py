@@ -80,6 +80,29 @@ async def page_region(session: CDPSession, *, full_page: bool = False, timeout: 
     }
 
 
+async def print_pdf(
+    session: CDPSession,
+    *,
+    paper_width: float,
+    paper_height: float,
+    landscape: bool = False,
+    print_background: bool = False,
+    timeout: float | None = None,
+) -> str:
+    """Page.printToPDF (paper size in inches); the base64 PDF."""
+    result = await session.send(
+        "Page.printToPDF",
+        {
+            "paperWidth": paper_width,
+            "paperHeight": paper_height,
+            "landscape": landscape,
+            "printBackground": print_background,
+        },
+        timeout=timeout,
+    )
+    return str(result["data"])
+
+
 # ----- file inputs -----------------------------------------------------------------------------
 
 

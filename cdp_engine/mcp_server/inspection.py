@@ -694,23 +694,20 @@ async def browser_pdf_save(
 
     async def action() -> dict[str, Any]:
         try:
-            result = await page.tab.session.send(
-                "Page.printToPDF",
-                {
-                    "paperWidth": width,
-                    "paperHeight": height,
-                    "landscape": landscape,
-                    "printBackground": print_background,
-                },
+            encoded = await page.tab.pdf_base64(
+                paper_width=width,
+                paper_height=height,
+                landscape=landscape,
+                print_background=print_background,
                 timeout=max(1.0, ctx.remaining() - 0.5),
             )
         except ProtocolError as exc:
             raise ToolError(
                 "unsupported_capability", f"PDF printing failed: {exc.message} (needs headless Chromium)."
             ) from None
-        raw = base64.b64decode(result["data"])
+        raw = base64.b64decode(encoded)
         if file_path is not None:
             return {"path": _artifact(ctx, file_path, raw), "size_bytes": len(raw)}
-        return {"pdf_base64": result["data"], "size_bytes": len(raw)}
+        return {"pdf_base64": encoded, "size_bytes": len(raw)}
 
     return await ctx.run(page, action)
