@@ -34,6 +34,8 @@ import orjson
 from aiohttp import web
 
 from .core.browser import Browser, BrowserContext, Tab
+from .core.policies import SERVER_SCHEMES, Policies
+from .index.element_index import ElementIndex
 from .index.tab import launch
 
 __all__ = ["LOOPBACK_HOSTS", "TIMINGS_HEADER", "create_app", "serve"]
@@ -68,17 +70,23 @@ def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -
 class _Service:
     """The one tab this service drives, created on startup and recreated if it closes or crashes."""
 
-    def __init__(self, browser: Browser, token: str, start_url: str | None) -> None:
+    def __init__(self, browser: Browser, token: str, start_url: str | None, policies: Policies) -> None:
         self.browser = browser
         self.token = token.encode()
         self.start_url = start_url
+        self.policies = policies
         self.context: BrowserContext | None = None
         self.tab_: Tab | None = None
         self.lock = asyncio.Lock()  # one protocol turn at a time, and timings that belong to the request
 
     async def start(self, _app: web.Application) -> None:
         self.context = await self.browser.new_context()
-        self.tab_ = await self.context.new_tab(self.start_url)
+        self.tab_ = self._governed(await self.context.new_tab(self.start_url))
+
+    def _governed(self, tab: Tab) -> Tab:
+        """The tab with the service's policies: a remote caller's navigate reaches only what they allow."""
+        ElementIndex.of(tab).policies = self.policies
+        return tab
 
     async def stop(self, _app: web.Application) -> None:
         if self.context is not None:
@@ -98,7 +106,7 @@ class _Service:
             )
             with contextlib.suppress(Exception):
                 await tab.close(timeout=2.0)
-            tab = self.tab_ = await self.context.new_tab()
+            tab = self.tab_ = self._governed(await self.context.new_tab())
         return tab
 
     def authorized(self, request: web.Request) -> bool:
@@ -177,12 +185,16 @@ async def _action(request: web.Request) -> web.Response:
     return _json(state, status, headers)
 
 
-def create_app(browser: Browser, *, token: str, start_url: str | None = None) -> web.Application:
-    """The HTTP app over one new tab (in its own context) of `browser`; the tab opens on app startup."""
+def create_app(
+    browser: Browser, *, token: str, start_url: str | None = None, policies: Policies | None = None
+) -> web.Application:
+    """The HTTP app over one new tab (in its own context) of `browser`; the tab opens on app startup.
+
+    `policies` default to Policies.for_service(): navigate reaches http(s), about: and data: only."""
     if not token:
         raise ValueError("token must be a non-empty string")
     app = web.Application(middlewares=[_middleware], client_max_size=MAX_BODY)
-    service = _Service(browser, token, start_url)
+    service = _Service(browser, token, start_url, policies or Policies.for_service())
     app[SERVICE] = service
     app.on_startup.append(service.start)
     app.on_cleanup.append(service.stop)
@@ -208,6 +220,7 @@ async def serve(
     headless: bool = True,
     *,
     allow_remote: bool = False,
+    allow_schemes: tuple[str, ...] = (),
 ) -> None:
     """Launch a browser and serve the protocol until cancelled; prints a generated token once to stderr."""
     _check_host(host, allow_remote)
@@ -215,7 +228,9 @@ async def serve(
         token = secrets.token_urlsafe(24)
         print(f"cdp-engine service token: {token}", file=sys.stderr, flush=True)
     async with launch(headless=headless) as browser:
-        runner = web.AppRunner(create_app(browser, token=token, start_url=start_url), access_log=None)
+        policies = Policies.for_service(allowed_schemes=SERVER_SCHEMES | set(allow_schemes))
+        app = create_app(browser, token=token, start_url=start_url, policies=policies)
+        runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -244,6 +259,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--start-url", default=None)
     parser.add_argument("--headful", action="store_true")
     parser.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
+    parser.add_argument(
+        "--allow-scheme",
+        action="append",
+        default=[],
+        metavar="SCHEME",
+        help="let navigate also reach SCHEME: URLs (e.g. file); http, https, about and data always",
+    )
     args = parser.parse_args(argv)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(
@@ -254,6 +276,7 @@ def main(argv: list[str] | None = None) -> None:
                 args.start_url,
                 not args.headful,
                 allow_remote=args.allow_remote,
+                allow_schemes=tuple(args.allow_scheme),
             )
         )
 

@@ -228,7 +228,7 @@ async def test_result_too_large_and_operation_timeout(make: Make, site: Any) -> 
 
 
 async def test_navigate_back_failures_and_download(make: Make, site: Any, tmp_path: Path) -> None:
-    s = await make(navigation_timeout=1.0)
+    s = await make(navigation_timeout=1.0, output_dir=str(tmp_path))  # download saves go there
     one = add(site, "/nav1", "<title>One</title><p>one</p>")
     two = add(site, "/nav2", "<title>Two</title><p>two</p>")
     hostless = one.removeprefix("http://")  # 127.0.0.1:PORT/... -> http:// by normalisation
@@ -642,7 +642,7 @@ async def test_load_time_dialog_returns_promptly(make: Make, site: Any) -> None:
 
 
 async def test_file_chooser_upload_and_cancel(make: Make, site: Any, tmp_path: Path) -> None:
-    s = await make(modal_grace=0.2)
+    s = await make(modal_grace=0.2, upload_roots=(str(tmp_path),))  # uploads read only from there
     await s.ok("browser_navigate", url=add(site, "/upload", DIALOGS))
     snap = await snapshot(s)
     one, two = tmp_path / "one.txt", tmp_path / "two.txt"
@@ -807,7 +807,7 @@ async def test_observed_page_closing_is_internal_error(s: Surface, site: Any) ->
 
 
 async def test_console_and_network_with_cursors(make: Make, site: Any, tmp_path: Path) -> None:
-    s = await make(event_buffer_size=4)
+    s = await make(event_buffer_size=4, output_dir=str(tmp_path))  # exports go there
     url = add(
         site,
         "/console",
@@ -849,7 +849,8 @@ async def test_console_and_network_with_cursors(make: Make, site: Any, tmp_path:
     assert record["failure"] == "net::ERR_CONNECTION_REFUSED" and record["status"] is None
 
 
-async def test_screenshot(s: Surface, site: Any, tmp_path: Path) -> None:
+async def test_screenshot(make: Make, site: Any, tmp_path: Path) -> None:
+    s = await make(output_dir=str(tmp_path))  # screenshot files go there
     await s.ok(
         "browser_navigate",
         url=add(site, "/shot", "<body style='margin:0;height:3000px;background:linear-gradient(red,blue)'>x"),
@@ -914,7 +915,8 @@ async def test_cookies_and_local_storage(s: Surface, site: Any) -> None:
     await s.err("browser_set_local_storage", "invalid_params", origin=site.url, items={"k": 1})
 
 
-async def test_pdf_and_unsupported(s: Surface, site: Any, tmp_path: Path) -> None:
+async def test_pdf_and_unsupported(make: Make, site: Any, tmp_path: Path) -> None:
+    s = await make(output_dir=str(tmp_path))  # PDF files go there
     await s.ok("browser_navigate", url=add(site, "/pdf", "<h1>Printable</h1>"))
     out = tmp_path / "page.pdf"
     data = await s.ok("browser_pdf_save", file_path=str(out), paper_format="Letter", landscape=True)

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from ..cdp.connection import CDPSession, Connection
 from ..cdp.launcher import ChromiumProcess, discover_ws_url, launch_process, remove_profile
@@ -30,6 +31,7 @@ from ..errors import (
     NavigationTimeoutError,
     TargetClosedError,
 )
+from . import files
 from .lifecycle import LifecycleWatcher, WaitUntil, check_wait_until
 
 log = logging.getLogger("cdp_engine")
@@ -37,6 +39,27 @@ log = logging.getLogger("cdp_engine")
 DialogPolicy = Literal["dismiss", "accept", "hold"]
 # Chromium reports an HTTP error status this way although the page committed; it is not a failure.
 IGNORED_NAVIGATION_ERRORS = ("net::ERR_HTTP_RESPONSE_CODE_FAILURE",)
+# Chromium's own pages (chrome://settings, history, extensions, password-manager, ...) need the regular
+# profile: opened by Page.navigate in an off-the-record context they crash the browser process, and with
+# it every tab of every context (Chromium 156; the UI would have opened them in a regular window instead).
+# Which pages do that changes between versions, so none of them is opened in such a context.
+BROWSER_UI_SCHEMES = frozenset({"chrome", "chrome-untrusted", "chrome-search"})
+BROWSER_UI_REFUSED = (
+    "Chromium's own pages (chrome:) cannot be opened in an isolated browser context: they need the regular "
+    "profile and crash the whole browser there; open them in the default context"
+)
+
+
+def is_browser_ui_url(url: str) -> bool:
+    """Whether url is one of Chromium's own pages (view-source: of one included), parsed as browsers do."""
+    text = url.strip()
+    try:
+        scheme = urlsplit(text).scheme.lower()
+    except ValueError:
+        return False
+    if scheme == "view-source":
+        return is_browser_ui_url(text.split(":", 1)[1])
+    return scheme in BROWSER_UI_SCHEMES
 
 
 @dataclass
@@ -326,12 +349,16 @@ class Tab:
         self.pending_dialog = None
         self._check_conditions()
 
-    async def handle_dialog(self, accept: bool, prompt_text: str | None = None) -> Dialog:
-        """Answer the dialog held under the 'hold' policy."""
-        dialog = self.pending_dialog
+    async def handle_dialog(
+        self, accept: bool, prompt_text: str | None = None, *, dialog: Dialog | None = None
+    ) -> Dialog:
+        """Answer the dialog held under the 'hold' policy (or `dialog`, one this tab recorded)."""
         if dialog is None:
-            raise CDPEngineError("no dialog is open on this tab")
-        self.pending_dialog = None
+            dialog = self.pending_dialog
+            if dialog is None:
+                raise CDPEngineError("no dialog is open on this tab")
+        if self.pending_dialog is dialog:
+            self.pending_dialog = None
         with contextlib.suppress(CDPEngineError):
             await self._answer_dialog(dialog, accept, prompt_text)
         return dialog
@@ -434,6 +461,14 @@ class Tab:
 
     # ----- navigation -------------------------------------------------------------------------
 
+    @property
+    def off_the_record(self) -> bool:
+        """Whether the tab is in an isolated context (Target.createBrowserContext), not the regular profile."""
+        if self.context_id is None:
+            return False
+        default = self.browser.profile_context_id
+        return self.context_id != default if default is not None else self.context_id in self.browser.contexts
+
     def _timeout(self, timeout: float | None) -> float:
         return self.browser.navigation_timeout if timeout is None else timeout
 
@@ -456,6 +491,8 @@ class Tab:
         """
         self._check_open()
         check_wait_until(wait_until)
+        if self.off_the_record and is_browser_ui_url(url):
+            raise NavigationError(url, BROWSER_UI_REFUSED)
         timeout = self._timeout(timeout)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
@@ -596,27 +633,52 @@ class Tab:
         quality: int | None = None,
         clip: dict[str, float] | None = None,
         scale: float = 1.0,
+        full_page: bool = False,
+        optimize_for_speed: bool = True,
         timeout: float | None = None,
     ) -> str:
-        """The viewport (or a clip of it, scaled) as base64; the viewport size stays what the browser set."""
+        """The viewport (or a clip of the page, or the whole page) at `scale`, as base64; the viewport
+        size stays what the browser set. Every surface's screenshot goes through here or, for a capture
+        that gathers it with other commands, files.start_screenshot."""
         self._check_open()
-        params: dict[str, Any] = {"format": format, "captureBeyondViewport": False, "optimizeForSpeed": True}
-        if quality is not None and format != "png":
-            params["quality"] = quality
-        if clip is not None:
-            params["clip"] = {**clip, "scale": scale}
-        elif scale != 1.0:
-            metrics = await self.session.send("Page.getLayoutMetrics", timeout=timeout)
-            vp = metrics["cssVisualViewport"]
-            params["clip"] = {
-                "x": vp["pageX"],
-                "y": vp["pageY"],
-                "width": vp["clientWidth"],
-                "height": vp["clientHeight"],
-                "scale": scale,
-            }
-        result = await self.session.send("Page.captureScreenshot", params, timeout=timeout)
-        return result["data"]
+        if clip is None and (full_page or scale != 1.0):
+            clip = await files.page_region(self.session, full_page=full_page, timeout=timeout)
+        result = await files.start_screenshot(
+            self.session,
+            format=format,
+            quality=quality,
+            clip=clip,
+            scale=scale,
+            full_page=full_page,
+            optimize_for_speed=optimize_for_speed,
+            timeout=timeout,
+        )
+        return str(result["data"])
+
+    async def pdf_base64(
+        self,
+        *,
+        paper_width: float = 8.27,
+        paper_height: float = 11.69,
+        landscape: bool = False,
+        print_background: bool = False,
+        timeout: float | None = None,
+    ) -> str:
+        """The page printed to PDF (inches; A4 by default) as base64; headless Chromium only."""
+        self._check_open()
+        return await files.print_pdf(
+            self.session,
+            paper_width=paper_width,
+            paper_height=paper_height,
+            landscape=landscape,
+            print_background=print_background,
+            timeout=timeout,
+        )
+
+    async def screenshot_region(self, *, full_page: bool = False, timeout: float | None = None) -> dict[str, float]:
+        """The CSS rectangle a screenshot of the viewport (at its scroll offset) or the whole page covers."""
+        self._check_open()
+        return await files.page_region(self.session, full_page=full_page, timeout=timeout)
 
     async def screenshot(self, **kwargs: Any) -> bytes:
         """Like screenshot_base64, decoded to bytes."""
@@ -716,11 +778,14 @@ class Browser:
         self.downloads: dict[str, Download] = {}
         self.init_scripts: list[str] = []
         self.version: dict[str, Any] = {}
+        # The id of the default context (the regular profile); every other context is off the record.
+        self.profile_context_id: str | None = None
         self._own_downloads_dir = downloads_dir is None
         self.downloads_dir = Path(downloads_dir or tempfile.mkdtemp(prefix="cdp-engine-downloads-"))
         self._pending_tabs: dict[str, asyncio.Future[Tab]] = {}
         self._closed_tabs: dict[str, asyncio.Future[None]] = {}
         self._tab_listeners: list[Callable[[Tab], None]] = []
+        self._download_listeners: list[Callable[[Download], None]] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closing = False
         connection.on_session_attached.append(self._on_attached)
@@ -735,8 +800,9 @@ class Browser:
 
     async def _start(self) -> None:
         root = self.connection.root
-        version, _, _, _ = await asyncio.gather(
+        version, contexts, _, _, _ = await asyncio.gather(
             root.send("Browser.getVersion"),
+            root.send("Target.getBrowserContexts"),
             root.send("Target.setDiscoverTargets", {"discover": True, "filter": [{"type": "page"}]}),
             self._set_download_behavior(None),
             root.send(
@@ -750,6 +816,7 @@ class Browser:
             ),
         )
         self.version = version
+        self.profile_context_id = contexts.get("defaultBrowserContextId")
         # The initial about:blank tab was attached by setAutoAttach: wait until it is configured.
         await asyncio.gather(*[t.ready for t in list(self.tabs.values())], return_exceptions=True)
 
@@ -880,6 +947,7 @@ class Browser:
             tab_id=tab.target_id if tab else None,
         )
         self.downloads[download.id] = download
+        self._emit_download(download)
         if tab is not None:
             tab._emit("download", download)
 
@@ -903,9 +971,23 @@ class Browser:
             except OSError:
                 download.path = str(source) if source.exists() else None
                 download.size = source.stat().st_size if source.exists() else None
+        self._emit_download(download)
         tab = self.tabs.get(download.tab_id or "")
         if tab is not None:
             tab._emit("download", download)
+
+    def on_download(self, listener: Callable[[Download], None]) -> Callable[[], None]:
+        """listener(download) when any download begins and when its state changes (completed or canceled:
+        its file is already in place); returns a function that unsubscribes. download.tab_id names its tab."""
+        self._download_listeners.append(listener)
+        return lambda: self._download_listeners.remove(listener) if listener in self._download_listeners else None
+
+    def _emit_download(self, download: Download) -> None:
+        for listener in list(self._download_listeners):
+            try:
+                listener(download)
+            except Exception:
+                log.exception("download listener failed")
 
     async def wait_for_download(self, download_id: str, timeout: float = 30.0) -> Download:
         """Wait until a download completes or is cancelled."""

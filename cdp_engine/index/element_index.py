@@ -15,7 +15,6 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from ..core.input import (
     NotClickableError,
@@ -27,6 +26,7 @@ from ..core.input import (
     press_events,
 )
 from ..core.lifecycle import wait_loaded
+from ..core.policies import INDEX_SCHEMES, Policies, PolicyError
 from ..core.settle import NetworkTracker, SettleReport, settle
 from ..errors import CDPEngineError, JavaScriptError, NavigationError
 from ..snapshot.capture import Capture, Element, StateCapturer
@@ -41,7 +41,7 @@ TEXT_INPUT_TYPES = frozenset(
     {"text", "email", "password", "search", "tel", "url", "number", "date", "datetime-local", "month", "time", "week"}
 )
 TEXT_ROLES = frozenset({"textbox", "searchbox", "combobox"})
-NAVIGABLE_SCHEMES = frozenset({"http", "https", "file", "about", "data"})
+NAVIGABLE_SCHEMES = INDEX_SCHEMES  # the default navigation policy (core/policies.py); see ElementIndex.policies
 
 
 class ActionError(Exception):
@@ -73,6 +73,8 @@ class ElementIndex:
         self.network = NetworkTracker(tab)
         self.last_settle: SettleReport | None = None  # the report of the latest settle on this tab
         self._settle_listeners: list[Callable[[SettleReport], None]] = []
+        # What navigate may reach; a server replaces it with its own (the HTTP service: Policies.for_service()).
+        self.policies: Policies = Policies.for_index()
 
     async def state(self, *, screenshot: bool | str = True, jpeg_quality: int = 80) -> dict[str, Any]:
         """The current state object (cached while the page has not changed)."""
@@ -404,12 +406,10 @@ class ElementIndex:
         )
 
     async def _navigate(self, url: str) -> None:
-        parts = urlsplit(url)
-        if parts.scheme.lower() not in NAVIGABLE_SCHEMES or (parts.scheme in ("http", "https") and not parts.netloc):
-            raise ActionError(
-                "ACTION_VALIDATION_FAILED",
-                f"navigate: url must be an absolute http(s), file, data or about URL, got {url!r}",
-            )
+        try:
+            self.policies.navigation.check(url)
+        except PolicyError as exc:
+            raise ActionError("ACTION_VALIDATION_FAILED", f"navigate: {exc}") from None
         try:
             await self.tab.goto(url, wait_until="load")
         except NavigationError as exc:

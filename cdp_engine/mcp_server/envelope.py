@@ -15,6 +15,8 @@ from typing import Any
 
 import orjson
 
+from ..core.policies import MCP_MAX_RESULT_BYTES, MCP_MIN_RESULT_BYTES
+
 ERROR_TYPES = frozenset(
     {
         "instance_not_found", "instance_already_exists", "instance_limit_exceeded", "instance_crashed",
@@ -36,8 +38,8 @@ READ_ONLY_TOOLS = frozenset(
     }
 )  # fmt: skip
 
-DEFAULT_MAX_RESULT_BYTES = 1_048_576
-MIN_MAX_RESULT_BYTES = 4096
+DEFAULT_MAX_RESULT_BYTES = MCP_MAX_RESULT_BYTES  # the result-bound policy's values (core/policies.py)
+MIN_MAX_RESULT_BYTES = MCP_MIN_RESULT_BYTES
 
 
 class ToolError(Exception):

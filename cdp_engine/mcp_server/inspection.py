@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import os
 import re
 import shutil
 from pathlib import Path
@@ -78,18 +77,25 @@ LOCATOR_FACTS = """function() {
 }"""
 
 
-def _artifact(ctx: Ctx, path: str, payload: bytes) -> None:
-    """Write a file the caller asked for; parents must exist."""
-    if not os.path.isabs(path):
-        raise ToolError("invalid_params", f"path '{path}' must be absolute.")
-    if not Path(path).parent.is_dir():
+def output_path(ctx: Ctx, path: str) -> Path:
+    """Where a file the caller asked for goes: inside the server's output folder (the file policy; a
+    relative path is resolved against it), in a directory that exists."""
+    target = ctx.manager.policies.files.output_path(path)  # PolicyError -> invalid_params
+    if not target.parent.is_dir():
         raise ToolError("invalid_params", f"The directory of '{path}' does not exist.")
+    return target
+
+
+def _artifact(ctx: Ctx, path: str, payload: bytes) -> str:
+    """Write a file the caller asked for (see output_path); returns the path written."""
+    target = output_path(ctx, path)
     ctx.op.artifact_write_started = True
     try:
-        Path(path).write_bytes(payload)
+        target.write_bytes(payload)
     except OSError as exc:
         raise ToolError("internal_error", f"Could not write '{path}': {exc}") from None
-    ctx.op.artifacts.append({"path": path})
+    ctx.op.artifacts.append({"path": str(target)})
+    return str(target)
 
 
 # ----- snapshot ----------------------------------------------------------------------------------
@@ -182,7 +188,7 @@ def image_size(data: bytes) -> tuple[int, int] | None:
     docs={
         "image_format": "png or jpeg.",
         "full_page": "Capture the whole scrollable page instead of the viewport.",
-        "path": "Absolute server path to write the image to (returned instead of image_base64).",
+        "path": "Server path inside the output folder to write the image to (returned instead of image_base64).",
         "original": "Keep the original resolution (requires path); otherwise the long side is at most 1568 px.",
     },
 )
@@ -202,25 +208,24 @@ async def browser_screenshot(
         raise ToolError("invalid_params", "original=true requires a path.")
     page = await ctx.page(page_id)
 
+    if path is not None:
+        output_path(ctx, path)  # refused before anything is captured
+
     async def read() -> dict[str, Any]:
-        session = page.tab.session
-        metrics = await session.send("Page.getLayoutMetrics")
-        vp = metrics["cssVisualViewport"]
-        if full_page:
-            size = metrics["cssContentSize"]
-            x, y, w, h = 0.0, 0.0, float(size["width"]), float(size["height"])
-        else:
-            x, y, w, h = vp["pageX"], vp["pageY"], float(vp["clientWidth"]), float(vp["clientHeight"])
+        tab = page.tab
+        region = await tab.screenshot_region(full_page=full_page)
+        w, h = region["width"], region["height"]
         scale = 1.0 if original else min(1.0, MAX_IMAGE_SIDE / max(w, h, 1.0))
-        params: dict[str, Any] = {
-            "format": image_format,
-            "clip": {"x": x, "y": y, "width": w, "height": h, "scale": scale},
-            "captureBeyondViewport": full_page,
-        }
-        if image_format == "jpeg":
-            params["quality"] = 80
-        result = await session.send("Page.captureScreenshot", params, timeout=max(1.0, ctx.remaining()))
-        raw = base64.b64decode(result["data"])
+        encoded = await tab.screenshot_base64(
+            format="jpeg" if image_format == "jpeg" else "png",
+            quality=80 if image_format == "jpeg" else None,
+            clip=region,
+            scale=scale,
+            full_page=full_page,
+            optimize_for_speed=False,
+            timeout=max(1.0, ctx.remaining()),
+        )
+        raw = base64.b64decode(encoded)
         size = image_size(raw)
         data: dict[str, Any] = {
             "image_format": image_format,
@@ -231,10 +236,9 @@ async def browser_screenshot(
             "original": original,
         }
         if path is not None:
-            _artifact(ctx, path, raw)
-            data["path"] = path
+            data["path"] = _artifact(ctx, path, raw)
         else:
-            data["image_base64"] = result["data"]
+            data["image_base64"] = encoded
         return data
 
     return await ctx.guard(page, read)
@@ -253,8 +257,8 @@ def _export(
 ) -> dict[str, Any]:
     if path is None:
         return {key: records, **meta}
-    _artifact(ctx, path, orjson.dumps({key: records, **meta}, option=orjson.OPT_INDENT_2))
-    return {"path": path, "count": len(records), **meta}
+    written = _artifact(ctx, path, orjson.dumps({key: records, **meta}, option=orjson.OPT_INDENT_2))
+    return {"path": written, "count": len(records), **meta}
 
 
 @tool(
@@ -264,7 +268,7 @@ def _export(
         "level": "Minimum level: debug < log = info < warning < error.",
         "after": "Cursor from a previous call (omit for the oldest retained message).",
         "limit": "At most this many messages (1-500).",
-        "path": "Absolute server path: write this page of messages as JSON there instead.",
+        "path": "Server path inside the output folder: write this page of messages as JSON there instead.",
     },
 )
 async def browser_console_messages(
@@ -287,7 +291,7 @@ async def browser_console_messages(
         "static": "Include images, fonts, stylesheets, media and manifests.",
         "after": "Cursor from a previous call.",
         "limit": "At most this many records (1-500).",
-        "path": "Absolute server path: write this page as JSON there instead.",
+        "path": "Server path inside the output folder: write this page as JSON there instead.",
     },
 )
 async def browser_network_requests(
@@ -331,7 +335,7 @@ async def browser_downloads(
 
 
 @tool(modal_exempt=True, docs={"download_id": "From browser_downloads or a download observation.",
-      "path": "Absolute server path to save the file to (may overwrite)."})  # fmt: skip
+      "path": "Server path inside the output folder to save the file to (may overwrite)."})  # fmt: skip
 async def browser_download_save(ctx: Ctx, download_id: str, path: str) -> dict[str, Any]:
     """Save a download to a path, waiting for it to finish within the operation deadline."""
     inst: Instance = ctx.instance
@@ -339,8 +343,7 @@ async def browser_download_save(ctx: Ctx, download_id: str, path: str) -> dict[s
     download = inst.download_objects.get(download_id)
     if record is None or download is None:
         raise ToolError("download_not_found", f"Download '{download_id}' is unknown or no longer retained.")
-    if not os.path.isabs(path):
-        raise ToolError("invalid_params", f"path '{path}' must be absolute.")
+    target = ctx.manager.policies.files.output_path(path)  # PolicyError -> invalid_params
     ctx.touch()
     inst.set_download(download_id, status="saving")
     try:
@@ -355,15 +358,15 @@ async def browser_download_save(ctx: Ctx, download_id: str, path: str) -> dict[s
         raise ToolError("download_failed", f"The download did not complete ({done.state}).")
     ctx.op.artifact_write_started = True
     try:
-        await asyncio.to_thread(shutil.copyfile, done.path, path)
+        await asyncio.to_thread(shutil.copyfile, done.path, target)
     except OSError as exc:
         inst.set_download(download_id, status="failed", failure=str(exc))
         raise ToolError(
             "download_failed", f"Saving to '{path}' failed: {exc}. A partial file may remain."
         ) from None
-    ctx.op.artifacts.append({"path": path})
-    inst.set_download(download_id, status="saved", path=path, available=True)
-    return {"download_id": download_id, "path": path}
+    ctx.op.artifacts.append({"path": str(target)})
+    inst.set_download(download_id, status="saved", path=str(target), available=True)
+    return {"download_id": download_id, "path": str(target)}
 
 
 # ----- evaluate ----------------------------------------------------------------------------------
@@ -671,7 +674,7 @@ def _aria_role(role: str) -> str | None:
     return mapped
 
 
-@tool(docs={"file_path": "Absolute server path for the PDF (omit to get it as base64).",
+@tool(docs={"file_path": "Server path inside the output folder for the PDF (omit to get it as base64).",
             "paper_format": "A3, A4, A5, Letter, Legal or Tabloid."})  # fmt: skip
 async def browser_pdf_save(
     ctx: Ctx,
@@ -684,29 +687,27 @@ async def browser_pdf_save(
     """Print the selected page to PDF (Chromium's Page.printToPDF, headless only)."""
     if paper_format not in PAPER_INCHES:
         raise ToolError("invalid_params", f"paper_format must be one of {', '.join(PAPER_INCHES)}.")
+    if file_path is not None:
+        output_path(ctx, file_path)  # refused before anything is printed
     page = await ctx.page()
     width, height = PAPER_INCHES[paper_format]
 
     async def action() -> dict[str, Any]:
         try:
-            result = await page.tab.session.send(
-                "Page.printToPDF",
-                {
-                    "paperWidth": width,
-                    "paperHeight": height,
-                    "landscape": landscape,
-                    "printBackground": print_background,
-                },
+            encoded = await page.tab.pdf_base64(
+                paper_width=width,
+                paper_height=height,
+                landscape=landscape,
+                print_background=print_background,
                 timeout=max(1.0, ctx.remaining() - 0.5),
             )
         except ProtocolError as exc:
             raise ToolError(
                 "unsupported_capability", f"PDF printing failed: {exc.message} (needs headless Chromium)."
             ) from None
-        raw = base64.b64decode(result["data"])
+        raw = base64.b64decode(encoded)
         if file_path is not None:
-            _artifact(ctx, file_path, raw)
-            return {"path": file_path, "size_bytes": len(raw)}
-        return {"pdf_base64": result["data"], "size_bytes": len(raw)}
+            return {"path": _artifact(ctx, file_path, raw), "size_bytes": len(raw)}
+        return {"pdf_base64": encoded, "size_bytes": len(raw)}
 
     return await ctx.run(page, action)

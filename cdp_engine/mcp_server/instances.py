@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -26,7 +27,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..cdp.connection import CDPSession
+from ..core import files
 from ..core.browser import Browser, BrowserContext, Dialog, Download, Tab
+from ..core.policies import SERVER_SCHEMES, Policies
 from ..core.refs import RefRegistry
 from ..errors import BrowserNotFoundError, CDPEngineError
 from ..index.tab import launch
@@ -80,9 +83,26 @@ class Config:
     transport: str = "stdio"
     host: str = "127.0.0.1"
     port: int | None = None
+    # Policies (docs/policies.md): where screenshots, PDFs, exports and saved downloads are written
+    # (None: a temporary folder per server; relative paths land inside it), which folders uploads may
+    # read (none: uploads refused) and which URL schemes navigations may reach.
+    output_dir: str | None = None
+    upload_roots: tuple[str, ...] = ()
+    allowed_schemes: tuple[str, ...] = tuple(sorted(SERVER_SCHEMES))
 
     def __post_init__(self) -> None:
         self.max_result_bytes = max(MIN_MAX_RESULT_BYTES, self.max_result_bytes)
+        self.upload_roots = tuple(str(r) for r in self.upload_roots)
+        self.allowed_schemes = tuple(self.allowed_schemes)
+
+    def policies(self, output_dir: str) -> Policies:
+        """This configuration's policies, writing to output_dir when none is configured."""
+        return Policies.for_mcp(
+            output_dir=self.output_dir or output_dir,
+            upload_roots=self.upload_roots,
+            allowed_schemes=self.allowed_schemes,
+            max_result_bytes=self.max_result_bytes,
+        )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
@@ -99,6 +119,12 @@ class Config:
             "idle_ttl": _env(env, "IDLE_TTL_SECONDS", 0.0, float),
             "reaper_interval": _env(env, "REAPER_INTERVAL_SECONDS", 30.0, float),
             "isolation": _env(env, "ISOLATION", "context", str),
+            "output_dir": _env(env, "OUTPUT_DIR", None, str),
+            "upload_roots": _env(env, "UPLOAD_ROOTS", (), lambda v: tuple(p for p in v.split(os.pathsep) if p)),
+            "allowed_schemes": _env(
+                env, "ALLOWED_SCHEMES", tuple(sorted(SERVER_SCHEMES)),
+                lambda v: tuple(s.strip().lower().rstrip(":") for s in v.split(",") if s.strip()),
+            ),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if values["isolation"] not in ("context", "process"):
@@ -117,6 +143,7 @@ class Modal:
     kind: Literal["dialog", "file_chooser"]
     page: Page
     dialog: Dialog | None = None
+    chooser: files.FileChooser | None = None
     session: CDPSession | None = None
     backend_node_id: int | None = None
     mode: str = "selectSingle"
@@ -353,14 +380,14 @@ class Instance:
             return
         page._sessions.add(session.id or "")
         page.track_worlds(session)
-        session.on("Page.fileChooserOpened", lambda p: self._on_file_chooser(page, session, p))
+        intercepting, _ = files.intercept_file_choosers(session, lambda c: self._on_file_chooser(page, c))
         session.on("Runtime.consoleAPICalled", lambda p: self._on_console(page, p))
         session.on("Runtime.exceptionThrown", lambda p: self._on_exception(page, p))
         session.on("Network.requestWillBeSent", lambda p: self._on_request(page, p))
         session.on("Network.responseReceived", lambda p: self._on_response(page, p))
         session.on("Network.loadingFailed", lambda p: self._on_failed(page, p))
         commands = [
-            session.send("Page.setInterceptFileChooserDialog", {"enabled": True}),
+            intercepting,
             session.send("Runtime.enable"),
             session.send("Network.enable"),
         ]
@@ -470,13 +497,14 @@ class Instance:
         modal.resolved = True
         self._notify_modal()
 
-    def _on_file_chooser(self, page: Page, session: CDPSession, params: dict[str, Any]) -> None:
+    def _on_file_chooser(self, page: Page, chooser: files.FileChooser) -> None:
         modal = Modal(
             "file_chooser",
             page,
-            session=session,
-            backend_node_id=params.get("backendNodeId"),
-            mode=params.get("mode", "selectSingle"),
+            chooser=chooser,
+            session=chooser.session,
+            backend_node_id=chooser.backend_node_id,
+            mode=chooser.mode,
         )
         self._add_modal(modal)
 
@@ -615,8 +643,18 @@ class InstanceManager:
         self.failed_launches: list[dict[str, Any]] = []
         self.close_failed: list[dict[str, Any]] = []
         self._reaper: asyncio.Task[None] | None = None
+        self._policies: Policies | None = None
         if browser is not None:
             self._watch(browser)
+
+    @property
+    def policies(self) -> Policies:
+        """The server's policies; its output folder (a temporary one unless configured) is made on first use."""
+        if self._policies is None:
+            output = self.config.output_dir or tempfile.mkdtemp(prefix="cdp-engine-mcp-output-")
+            Path(output).mkdir(parents=True, exist_ok=True)
+            self._policies = self.config.policies(output)
+        return self._policies
 
     # ----- browsers -----------------------------------------------------------------------------
 
@@ -862,6 +900,11 @@ class InstanceManager:
         if self._owns_shared and self._shared is not None:
             await self._shared.close()
             self._shared = None
+        if self._policies is not None and self.config.output_dir is None:
+            output = self._policies.files.output_dir
+            if output is not None:
+                with contextlib.suppress(OSError):
+                    output.rmdir()  # the temporary output folder, when nothing was written to it
 
     async def __aenter__(self) -> InstanceManager:
         return self

@@ -12,13 +12,13 @@ import asyncio
 import contextlib
 import os
 import sys
-from pathlib import Path
 from typing import Any, Literal
 
 from ..core import interact
 from ..core.browser import Tab
 from ..core.keys import ALT, CONTROL, META, SHIFT
 from ..core.lifecycle import LifecycleWatcher
+from ..core.policies import PolicyError
 from ..core.refs import NodeRef
 from ..errors import CDPEngineError
 from .envelope import ToolError
@@ -572,11 +572,7 @@ async def browser_handle_dialog(
     dialog = modal.dialog
     ctx.touch()
     text = prompt_text if dialog.type == "prompt" else None
-    tab = page.tab
-    if tab.pending_dialog is dialog:
-        await tab.handle_dialog(accept, text)
-    else:
-        await tab._answer_dialog(dialog, accept, text)
+    await page.tab.handle_dialog(accept, text, dialog=dialog)
     ctx.instance.resolved_modal(modal)
     return {
         "action": "accepted" if accept else "dismissed",
@@ -588,45 +584,36 @@ async def browser_handle_dialog(
 @tool(
     lock="recovery",
     modal_exempt=True,
-    docs={"paths": "Absolute file paths on the server; omit or [] to cancel."},
+    docs={"paths": "Absolute file paths on the server, inside the configured upload folders; omit or [] to cancel."},
 )
 async def browser_file_upload(
     ctx: Ctx, paths: list[str] | None = None, *, page_id: str | None = None
 ) -> dict[str, Any]:
     """Resolve the oldest pending file chooser with these files (or cancel it)."""
     modal = _oldest(ctx, "file_chooser", page_id)
-    if modal is None or modal.session is None:
+    if modal is None or modal.chooser is None:
         raise ToolError("modal_state_blocked", "no file chooser is currently pending")
+    chooser = modal.chooser
     ctx.op.page_id = modal.page.page_id
     if not paths:
         ctx.touch()
         ctx.instance.resolved_modal(modal)
         with contextlib.suppress(CDPEngineError):
-            await _dispatch_cancel(modal)
+            await chooser.cancel()
         return {"cancelled": True}
+    policy = ctx.manager.policies.files
     for path in paths:
         if not os.path.isabs(path):
             raise ToolError("invalid_params", f"'{path}' is not an absolute path.")
-        if not Path(path).is_file():
-            raise ToolError("invalid_params", f"'{path}' does not exist or is not a file.")
-    if len(paths) > 1 and modal.mode != "selectMultiple":
+        try:
+            policy.upload_path(path)
+        except PolicyError as exc:
+            if exc.rule == "files.not_a_file":
+                raise ToolError("invalid_params", f"'{path}' does not exist or is not a file.") from None
+            raise
+    if len(paths) > 1 and not chooser.multiple:
         raise ToolError("invalid_params", "The file input accepts a single file.")
     ctx.touch()
-    await modal.session.send(
-        "DOM.setFileInputFiles", {"files": list(paths), "backendNodeId": modal.backend_node_id}
-    )
+    await chooser.set_files(paths, policy)
     ctx.instance.resolved_modal(modal)
     return {"uploaded_count": len(paths)}
-
-
-async def _dispatch_cancel(modal: Modal) -> None:
-    assert modal.session is not None
-    resolved = await modal.session.send("DOM.resolveNode", {"backendNodeId": modal.backend_node_id})
-    object_id = resolved["object"]["objectId"]
-    await modal.session.send(
-        "Runtime.callFunctionOn",
-        {
-            "objectId": object_id,
-            "functionDeclaration": "function() { this.dispatchEvent(new Event('cancel', {bubbles: true})); }",
-        },
-    )

@@ -51,10 +51,11 @@ def nav_timeout(ctx: Ctx) -> float:
 async def browser_navigate(ctx: Ctx, url: str, *, page_id: str | None = None) -> dict[str, Any]:
     """Navigate the page to a URL and wait until it has loaded (DOMContentLoaded, then up to 5 s for load).
     Snapshot refs are invalidated."""
-    page = await ctx.page(page_id)
     target = normalize_url(url)
     if not target:
         raise ToolError("invalid_params", "url must not be empty.")
+    ctx.manager.policies.navigation.check(target)  # PolicyError -> invalid_params, before any page exists
+    page = await ctx.page(page_id)
 
     async def action() -> dict[str, Any]:
         tab = page.tab

@@ -68,6 +68,8 @@ async def browser_tabs(
         if modals:
             raise ToolError("modal_state_blocked", modals[0].blocking_message())
         previous = inst.selected
+        if url is not None:
+            ctx.manager.policies.navigation.check(normalize_url(url))
         ctx.touch()
         page = await inst.new_page(select=True)
         ctx.op.page_id = page.page_id

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..core.interact import NotInteractableError
 from ..core.keys import UnknownKeyError
+from ..core.policies import PolicyError
 from ..core.refs import StaleRefError
 from ..errors import (
     CDPEngineError,
@@ -92,7 +93,8 @@ class BrowserTools:
             envelope = self._error(instance_name, exc, ctx)
         except Exception as exc:  # every other failure is reported, never raised into the transport
             envelope = self._error(instance_name, self._map(exc, ctx), ctx)
-        return bound(envelope, op, self.config.max_result_bytes)
+        limit = self.manager.policies.result.limit
+        return bound(envelope, op, limit if limit is not None else self.config.max_result_bytes)
 
     def _error(self, instance: str | None, exc: ToolError, ctx: Ctx) -> dict[str, Any]:
         # Nothing happened when the call was refused before it entered the instance, or failed a pre-check
@@ -111,6 +113,8 @@ class BrowserTools:
                 f"Ref '{exc.ref}' not found in current page snapshot ({exc.reason}). "
                 "Capture a new snapshot with browser_snapshot.",
             )
+        if isinstance(exc, PolicyError):
+            return ToolError("invalid_params", f"{exc} [rule {exc.rule}]")
         if isinstance(exc, NotInteractableError):
             return ToolError("invalid_params", str(exc))
         if isinstance(exc, UnknownKeyError):

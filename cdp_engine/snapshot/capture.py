@@ -27,6 +27,7 @@ import orjson
 import xxhash
 
 from ..cdp.connection import CDPSession, gc_paused
+from ..core.files import start_screenshot
 from ..errors import CDPEngineError
 
 if TYPE_CHECKING:
@@ -567,10 +568,10 @@ class StateCapturer:
         snapshot_futures = [s.send("DOMSnapshot.captureSnapshot", params) for _, s in frames]
         shot_future = None
         if fmt is not None:
-            shot: dict[str, Any] = {"format": fmt, "captureBeyondViewport": False, "optimizeForSpeed": True}
-            if fmt == "jpeg":
-                shot["quality"] = jpeg_quality
-            shot_future = tab.session.send("Page.captureScreenshot", shot)
+            # Sent now, in the burst; awaited after the snapshot is built.
+            shot_future = start_screenshot(
+                tab.session, format="jpeg" if fmt == "jpeg" else "png", quality=jpeg_quality if fmt == "jpeg" else None
+            )
         # OOPIF owners: which iframe element in which parent session hosts each out-of-process frame.
         owner_futures = []
         for fid, s in frames[1:]:

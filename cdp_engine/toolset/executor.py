@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
+from ..core import files as core_files
 from ..core import interact, keys
 from ..core.lifecycle import wait_loaded
+from ..core.policies import HOST_SCHEMES, WEB_SCHEMES, FilePolicy, NavigationPolicy, Policies, PolicyError
 from ..core.refs import NodeRef, StaleRefError
 from ..core.settle import settle
 from ..errors import (
@@ -103,12 +105,14 @@ class ToolsetConfig:
       default stay off unless enabled here.
     - `upload_roots`: folders file_upload may read from (resolved; never the downloads folder);
       `upload_documents`: document id → file, for `document_ids`.
+    - `allowed_schemes`: the URL schemes navigate may reach (http and https; see docs/policies.md).
     - `max_image_long_edge` / `max_image_pixels`: screenshots are scaled (by Chromium, with the
       capture clip's scale) to fit; coordinates from the model are scaled back.
     """
 
     configs: Mapping[str, Mapping[str, Any] | None] | None = None
     upload_roots: Sequence[str | Path] = ()
+    allowed_schemes: Sequence[str] = tuple(sorted(WEB_SCHEMES))
     upload_documents: Mapping[str, str | Path] = field(default_factory=dict)
     max_image_long_edge: int = 1568
     max_image_pixels: int = 1_150_000
@@ -148,8 +152,11 @@ def dialog_lines(dialogs: Sequence[Dismissed]) -> list[str]:
     return lines
 
 
-def normalize_url(url: str) -> str:
-    """http(s) only; no scheme means https. Parsed, never prefix-checked."""
+TOOLSET_NAVIGATION = Policies.for_toolset().navigation
+
+
+def normalize_url(url: str, policy: NavigationPolicy = TOOLSET_NAVIGATION) -> str:
+    """No scheme means https; then the navigation policy (http(s) only by default) on the parsed URL."""
     text = url.strip()
     has_scheme = re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", text) is not None
     host_port = re.match(r"^[^:/?#\s]+:\d+(?:[/?#]|$)", text) is not None
@@ -160,9 +167,16 @@ def normalize_url(url: str) -> str:
         _ = parts.port
     except ValueError:
         raise MemberError("Error: That is not a valid URL.") from None
-    if parts.scheme.lower() not in ("http", "https"):
-        raise MemberError(REFUSED_SCHEME)
-    if not parts.hostname:
+    try:
+        policy.check(text)
+    except PolicyError as exc:
+        if exc.rule != "navigation.scheme":
+            raise MemberError("Error: That is not a valid URL.") from None
+        if policy.schemes == WEB_SCHEMES:
+            raise MemberError(REFUSED_SCHEME) from None
+        allowed = ", ".join(sorted(policy.schemes))
+        raise MemberError(f"Error: Navigation refused. Only {allowed} URLs are allowed.") from None
+    if parts.scheme.lower() in HOST_SCHEMES and not parts.hostname:
         raise MemberError("Error: That is not a valid URL.")
     return text
 
@@ -190,22 +204,15 @@ class BrowserToolset:
         self._lock = asyncio.Lock()
         self._carried: list[dict[str, Any]] = []
         self._dialogs_pending: list[Dismissed] = []
-        self._upload_roots = self._check_roots(self.config.upload_roots)
+        # One policy object for what navigate may reach, what file_upload may read and how long texts get.
+        self.policies = Policies.for_toolset(
+            upload_roots=self.config.upload_roots,
+            allowed_schemes=self.config.allowed_schemes,
+            downloads_dir=browser.downloads_dir,
+        )
         self._members = {name: getattr(self, f"_m_{name}") for name in MEMBER_NAMES}
 
     # ----- lifecycle --------------------------------------------------------------------------
-
-    def _check_roots(self, roots: Sequence[str | Path]) -> list[Path]:
-        downloads = Path(os.path.realpath(self.browser.downloads_dir))
-        resolved = []
-        for root in roots:
-            path = Path(os.path.realpath(root))
-            if path == downloads or path.is_relative_to(downloads) or downloads.is_relative_to(path):
-                raise ValueError(
-                    "an upload root may not be, contain or sit inside the browser's downloads folder"
-                )
-            resolved.append(path)
-        return resolved
 
     async def start(self) -> BrowserToolset:
         """Create the context if none was given, adopt its tabs, and open one if it has none."""
@@ -563,7 +570,7 @@ class BrowserToolset:
             elif word == "reload":
                 status = (await tab.reload(timeout=timeout)).status
             else:
-                target = normalize_url(url)
+                target = normalize_url(url, self.policies.navigation)
                 self.book.download_seen.clear()
                 try:
                     # Committed and parsed is enough to succeed; `load` gets a bounded wait on top, so a page
@@ -590,18 +597,18 @@ class BrowserToolset:
 
     async def _capture(self, tab: Tab, clip: dict[str, float] | None, scale: float) -> str:
         cfg = self.config
-        params: dict[str, Any] = {"format": cfg.screenshot_format, "captureBeyondViewport": False}
-        if cfg.screenshot_format != "png":
-            params["quality"] = cfg.screenshot_quality
-        if clip is not None:
-            params["clip"] = {**clip, "scale": scale}
-        result = await tab.session.send("Page.captureScreenshot", params, timeout=15.0)
-        return result["data"]
+        return await tab.screenshot_base64(
+            format=cfg.screenshot_format,
+            quality=cfg.screenshot_quality if cfg.screenshot_format != "png" else None,
+            clip=clip,
+            scale=scale if clip is not None else 1.0,
+            optimize_for_speed=False,
+            timeout=15.0,
+        )
 
     async def _scroll_offset(self, tab: Tab) -> tuple[float, float]:
-        metrics = await tab.session.send("Page.getLayoutMetrics")
-        vp = metrics["cssVisualViewport"]
-        return float(vp["pageX"]), float(vp["pageY"])
+        viewport = await tab.viewport()
+        return float(viewport["scroll_x"]), float(viewport["scroll_y"])
 
     async def _m_screenshot(self, p: dict[str, Any], managed: ManagedTab) -> ImageOutcome:
         tab = managed.tab
@@ -859,8 +866,9 @@ class BrowserToolset:
             text = "undefined"
         else:
             text = str(value.get("description") or value.get("type") or "")
-        if len(text) > reader.OUTPUT_CAP:
-            text = text[: reader.OUTPUT_CAP - 60] + f"\n{reader.TEXT_TRUNCATED}"
+        cap = self.policies.result.limit or reader.OUTPUT_CAP
+        if len(text) > cap:
+            text = text[: cap - 60] + f"\n{reader.TEXT_TRUNCATED}"
         return text
 
     # ----- forms and files --------------------------------------------------------------------
@@ -890,18 +898,22 @@ class BrowserToolset:
             raise MemberError(errors.get(str(outcome), f"Error: {ref} is not a form field."))
 
     def _upload_paths(self, p: Mapping[str, Any]) -> list[str]:
+        """The files to upload, each checked by the file policy (read only inside the upload roots)."""
         files: list[str] = []
+        policy = self.policies.files
+        texts = {
+            "files.invalid_path": "is not a valid path",
+            "files.no_upload_roots": "",
+            "files.outside_upload_roots": "is outside the allowed upload folders",
+            "files.not_a_file": "is not an existing file",
+        }
         for i, raw in enumerate(p.get("paths") or []):
-            if "\x00" in raw or len(raw) > 4096:
-                raise MemberError(f"Error: paths[{i}] is not a valid path.")
-            if not self._upload_roots:
-                raise MemberError("Error: file_upload has no configured upload folders.")
-            resolved = Path(os.path.realpath(os.path.expanduser(raw)))
-            if not any(resolved.is_relative_to(root) for root in self._upload_roots):
-                raise MemberError(f"Error: paths[{i}] is outside the allowed upload folders.")
-            if not resolved.is_file():
-                raise MemberError(f"Error: paths[{i}] is not an existing file.")
-            files.append(str(resolved))
+            try:
+                files.append(str(policy.upload_path(raw)))
+            except PolicyError as exc:
+                if exc.rule == "files.no_upload_roots":
+                    raise MemberError("Error: file_upload has no configured upload folders.") from None
+                raise MemberError(f"Error: paths[{i}] {texts.get(exc.rule, 'is not allowed')}.") from None
         for i, doc in enumerate(p.get("document_ids") or []):
             mapped = self.config.upload_documents.get(doc)
             if mapped is None:
@@ -915,87 +927,42 @@ class BrowserToolset:
     async def _m_file_upload(self, p: dict[str, Any], managed: ManagedTab) -> str | None:
         ref = p["target"]["ref"]
         files = self._upload_paths(p)
+        # The application's allowlist of documents is allowed as configured; paths only inside the roots.
+        allowed = self.policies.files.listing(files)
         node = await self._resolve(managed, ref)
         try:
-            kind = await interact.call_on(node, FILE_INPUT_JS)
+            target = await core_files.file_input(node.session, node.backend_node_id)
         except CDPEngineError:
             raise MemberError(self._stale_text(ref, "the element was removed from the page")) from None
-        if isinstance(kind, dict) and kind.get("file"):
-            if len(files) > 1 and not kind.get("multiple"):
+        if target is not None:
+            if len(files) > 1 and not target.multiple:
                 raise MemberError(f"Error: {ref} takes one file.")
-            if kind.get("disabled"):
+            if target.disabled:
                 raise MemberError(f"Error: {ref} is disabled.")
-            target_id = node.backend_node_id
-            if kind.get("label"):
-                # The ref is a <label> for the input: set the files on the input itself (never on a non-input).
-                control = await self._label_control(node)
-                if control is None:
-                    raise MemberError(f"Error: {ref} is not a file input.")
-                target_id = control
-            await self._settled(
-                managed,
-                node.session.send("DOM.setFileInputFiles", {"files": files, "backendNodeId": target_id}),
-            )
+            await self._settled(managed, target.set_files(files, allowed))
             return None
-        await self._settled(managed, self._upload_through_chooser(managed, node, ref, files))
+        await self._settled(managed, self._upload_through_chooser(managed, node, ref, files, allowed))
         return None
 
-    async def _label_control(self, node: NodeRef) -> int | None:
-        resolved = await node.session.send("DOM.resolveNode", {"backendNodeId": node.backend_node_id})
-        object_id = resolved["object"]["objectId"]
-        try:
-            control = await node.session.send(
-                "Runtime.callFunctionOn",
-                {"objectId": object_id, "functionDeclaration": "function() { return this.control; }"},
-            )
-            control_id = control.get("result", {}).get("objectId")
-            if not control_id:
-                return None
-            described = await node.session.send("DOM.describeNode", {"objectId": control_id})
-            return described["node"]["backendNodeId"]
-        finally:
-            node.session.send("Runtime.releaseObject", {"objectId": object_id}).add_done_callback(_quiet)
-
     async def _upload_through_chooser(
-        self, managed: ManagedTab, node: NodeRef, ref: str, files: list[str]
+        self, managed: ManagedTab, node: NodeRef, ref: str, files: list[str], policy: FilePolicy
     ) -> None:
         """A button that opens a file chooser: intercept the chooser, click, and fill the input it names."""
         tab = managed.tab
-        sessions = [tab.session] if node.session is tab.session else [tab.session, node.session]
-        opened: asyncio.Future[tuple[Any, dict[str, Any]]] = asyncio.get_running_loop().create_future()
-
-        def on_chooser(session: Any) -> Any:
-            def handler(params: dict[str, Any]) -> None:
-                if not opened.done():
-                    opened.set_result((session, params))
-
-            return handler
-
-        unsubscribe = [s.on("Page.fileChooserOpened", on_chooser(s)) for s in sessions]
-        try:
-            await asyncio.gather(
-                *[s.send("Page.setInterceptFileChooserDialog", {"enabled": True}) for s in sessions]
-            )
+        async with core_files.ChooserWatch([tab.session, node.session]) as watch:
             x, y = await self._element_point(managed, ref)
             await interact.click(tab, x, y)
             try:
-                session, params = await asyncio.wait_for(opened, 2.0)
+                chooser = await watch.next(2.0)
             except TimeoutError:
                 raise MemberError(
                     f"Error: {ref} is not a file input, and clicking it opened no file chooser."
                 ) from None
-            if len(files) > 1 and params.get("mode") == "selectSingle":
+            if len(files) > 1 and not chooser.multiple:
                 raise MemberError(f"Error: The file chooser {ref} opened takes one file.")
-            backend = params.get("backendNodeId")
-            if backend is None:
+            if chooser.backend_node_id is None:
                 raise MemberError(f"Error: {ref} opened a file chooser that cannot be filled.")
-            await session.send("DOM.setFileInputFiles", {"files": files, "backendNodeId": backend})
-        finally:
-            for u in unsubscribe:
-                u()
-            for s in sessions:
-                if not s.closed:
-                    s.send("Page.setInterceptFileChooserDialog", {"enabled": False}).add_done_callback(_quiet)
+            await chooser.set_files(files, policy)
 
     # ----- tabs -------------------------------------------------------------------------------
 
@@ -1043,14 +1010,6 @@ def _field(block: Any, name: str) -> Any:
         return block.get(name)
     return getattr(block, name, None)
 
-
-FILE_INPUT_JS = """function() {
-  let el = this;
-  if (el.tagName === 'LABEL' && el.control && el.control.tagName === 'INPUT' && el.control.type === 'file')
-    return {file: true, label: true, multiple: el.control.multiple, disabled: el.control.disabled};
-  if (el.tagName === 'INPUT' && el.type === 'file') return {file: true, multiple: el.multiple, disabled: el.disabled};
-  return {file: false};
-}"""
 
 FORM_INPUT_JS = """function(value) {
   let el = this;

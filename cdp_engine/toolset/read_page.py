@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from ..core.policies import TOOLSET_TEXT_CAP
 from ..errors import CDPEngineError
 from ..snapshot.ax_tree import STRUCTURAL_ROLES, AXNode
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from ..core.browser import Tab
     from ..core.refs import RefRegistry
 
-OUTPUT_CAP = 50_000
+OUTPUT_CAP = TOOLSET_TEXT_CAP  # the toolset's result bound (Policies.for_toolset().result)
 TRUNCATED = f"[Output truncated at {OUTPUT_CAP} characters; narrow with a smaller depth or a ref.]"
 TEXT_TRUNCATED = f"[Output truncated at {OUTPUT_CAP} characters.]"
 NAME_MAX = 200

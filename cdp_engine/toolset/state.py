@@ -23,7 +23,7 @@ from ..core.refs import RefRegistry
 from ..errors import CDPEngineError
 
 if TYPE_CHECKING:
-    from ..core.browser import Browser, BrowserContext, Tab
+    from ..core.browser import Browser, BrowserContext, Download, Tab
 
 log = logging.getLogger("cdp_engine.toolset")
 
@@ -131,9 +131,8 @@ class TabBook:
     def start(self) -> None:
         """Adopt the context's tabs and follow new ones, downloads included."""
         self._unsubscribe.append(self.browser.on_tab(self._on_tab))
-        root = self.browser.connection.root
-        self._unsubscribe.append(root.on("Browser.downloadWillBegin", self._on_download_begin))
-        self._unsubscribe.append(root.on("Browser.downloadProgress", self._on_download_progress))
+        # The core browser keeps the download records (and moves finished files into place) first.
+        self._unsubscribe.append(self.browser.on_download(self._on_download))
         for tab in list(self.browser.tabs.values()):
             if self.belongs(tab) and tab.ready.done() and not tab.closed:
                 self.adopt(tab, report=False)
@@ -266,42 +265,43 @@ class TabBook:
         events, self.events = self.events, []
         return events
 
-    def _download_tab(self, frame_id: str | None) -> bool:
+    def _download_tab(self, download: Download) -> bool:
         """Whether a download comes from one of our tabs (a popup not adopted yet included)."""
-        if not frame_id:
-            return False
-        candidates = [m.tab for m in self.tabs.values()]
-        candidates += [t for t in self.browser.tabs.values() if self.belongs(t)]
-        return any(frame_id == tab.target_id or frame_id in tab.frames for tab in candidates)
+        tab = self.browser.tabs.get(download.tab_id or "")
+        return tab is not None and (tab.target_id in self.by_target or self.belongs(tab))
 
-    def _on_download_begin(self, params: dict[str, Any]) -> None:
-        if self._closed or not self._download_tab(params.get("frameId")):
+    def _on_download(self, download: Download) -> None:
+        if download.state == "inProgress":
+            if download.id not in self._download_ids:
+                self._on_download_begin(download)
+        elif download.state in ("completed", "canceled"):
+            self._on_download_end(download)
+
+    def _on_download_begin(self, download: Download) -> None:
+        if self._closed or not self._download_tab(download):
             return
         self._download_counter += 1
         download_id = f"dl-{self._download_counter}"
-        self._download_ids[params["guid"]] = download_id
+        self._download_ids[download.id] = download_id
         self.download_seen.set()
         self.events.append(
             {
                 "type": "download_started",
                 "download_id": download_id,
-                "url": clean_url(params.get("url", ""), drop_secrets=True),
+                "url": clean_url(download.url, drop_secrets=True),
             }
         )
 
-    def _on_download_progress(self, params: dict[str, Any]) -> None:
-        download_id = self._download_ids.get(params.get("guid", ""))
-        state = params.get("state")
-        if download_id is None or state not in ("completed", "canceled"):
+    def _on_download_end(self, download: Download) -> None:
+        download_id = self._download_ids.pop(download.id, None)
+        if download_id is None:
             return
-        del self._download_ids[params["guid"]]
-        download = self.browser.downloads.get(params["guid"])
-        url = clean_url(download.url if download else "", drop_secrets=True)
-        if state == "completed":
+        url = clean_url(download.url, drop_secrets=True)
+        if download.state == "completed":
             change: dict[str, Any] = {"type": "download_completed", "download_id": download_id, "url": url}
-            if download is not None and download.size is not None:
+            if download.size is not None:
                 change["size_bytes"] = int(download.size)
-            if self.expose_download_paths and download is not None and download.path:
+            if self.expose_download_paths and download.path:
                 path = download.path
                 if one_line(path) == path:
                     change["path"] = path

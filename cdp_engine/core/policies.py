@@ -1,0 +1,307 @@
+"""Safety policies, one object each, that every surface consults instead of keeping its own rule.
+
+- `NavigationPolicy`: which URL schemes a navigation may reach (checked on the parsed URL).
+- `FilePolicy`: which folders uploads may read, and the one folder a surface may write
+  (screenshots, PDFs, logs, saved downloads); paths are resolved through symlinks and `..` first.
+- `ResultBound`: the largest result a surface hands back.
+- `Policies`: the three together, with each surface's defaults as named constructors.
+
+A refusal is a `PolicyError` whose `rule` names the rule; each surface maps it to its own error
+vocabulary. The per-surface defaults and how to change them are in docs/policies.md.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
+
+from ..errors import CDPEngineError
+
+__all__ = [
+    "INDEX_SCHEMES",
+    "MCP_MAX_RESULT_BYTES",
+    "MCP_MIN_RESULT_BYTES",
+    "SERVER_SCHEMES",
+    "TOOLSET_TEXT_CAP",
+    "WEB_SCHEMES",
+    "FilePolicy",
+    "NavigationPolicy",
+    "Policies",
+    "PolicyError",
+    "ResultBound",
+]
+
+WEB_SCHEMES = frozenset({"http", "https"})
+# Servers (MCP, HTTP service): the web plus the harmless about: (about:blank) and data: documents.
+SERVER_SCHEMES = frozenset({"http", "https", "about", "data"})
+# The in-process element index: what its navigate action has always reached.
+INDEX_SCHEMES = frozenset({"http", "https", "file", "about", "data"})
+# Schemes whose URL is only meaningful with a host: `http:foo` or `https:///x` is refused as invalid.
+HOST_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp"})
+TOOLSET_TEXT_CAP = 50_000  # characters of page text / script output the browser toolset returns
+MCP_MAX_RESULT_BYTES = 1_048_576  # BROWSER_MCP_MAX_RESULT_BYTES default: the UTF-8 JSON envelope
+MCP_MIN_RESULT_BYTES = 4096
+MAX_PATH_CHARS = 4096
+
+
+class PolicyError(CDPEngineError):
+    """A policy refused a navigation or a file; `rule` names the rule (e.g. 'navigation.scheme')."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.message = message
+
+
+# ----- navigation ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NavigationPolicy:
+    """The URL schemes a navigation may reach; everything else (chrome:, devtools:, javascript:,
+    view-source:, chrome-extension:, file: unless listed, ...) is refused.
+
+    `allow_hint` says, in the refusal, how the user of this surface allows more schemes.
+    """
+
+    schemes: frozenset[str] = WEB_SCHEMES
+    allow_hint: str = "pass NavigationPolicy(schemes=...)"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "schemes", frozenset(s.lower().rstrip(":") for s in self.schemes))
+
+    def allowing(self, schemes: Iterable[str]) -> NavigationPolicy:
+        """This policy with more schemes allowed."""
+        return replace(self, schemes=self.schemes | {s.lower().rstrip(":") for s in schemes})
+
+    def allows(self, url: str) -> bool:
+        try:
+            self.check(url)
+        except PolicyError:
+            return False
+        return True
+
+    def check(self, url: str) -> str:
+        """`url` unchanged when the policy allows it; PolicyError naming the rule otherwise.
+
+        The URL is parsed the way browsers do (leading spaces and controls, tabs and newlines
+        dropped), never prefix-matched, so `JAVASCRIPT:`, ` javascript:` or `java\\tscript:` are
+        all the javascript: scheme. A view-source: URL must also be allowed for what it shows.
+        """
+        try:
+            parts = urlsplit(url.strip())
+            _ = parts.port  # a port out of range is no URL
+        except ValueError:
+            raise PolicyError("navigation.url", f"{url!r} is not a valid URL") from None
+        scheme = parts.scheme.lower()
+        if not scheme:
+            raise PolicyError(
+                "navigation.url", f"navigation to {url!r} is not allowed: it is not an absolute URL ({self._rule()})"
+            )
+        if scheme not in self.schemes:
+            raise PolicyError(
+                "navigation.scheme", f"navigation to {scheme}: URLs is not allowed ({self._rule()})"
+            )
+        if scheme in HOST_SCHEMES and not parts.netloc:
+            raise PolicyError("navigation.url", f"navigation to {url!r} is not allowed: the URL has no host")
+        if scheme == "view-source":
+            self.check(url.strip()[len("view-source:") :])
+        return url
+
+    def _rule(self) -> str:
+        return f"policy: allowed schemes {', '.join(sorted(self.schemes))}; {self.allow_hint} to allow more"
+
+
+# ----- files -----------------------------------------------------------------------------------
+
+
+def resolve(path: str | os.PathLike[str], base: Path | None = None) -> Path:
+    """The real path: `~` expanded, relative to `base` (else the working directory), symlinks and
+    `..` resolved, so a check sees where the file really is."""
+    expanded = Path(os.path.expanduser(os.fspath(path)))
+    if base is not None and not expanded.is_absolute():
+        expanded = base / expanded
+    return Path(os.path.realpath(expanded))
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or path.is_relative_to(root)
+
+
+@dataclass(frozen=True)
+class FilePolicy:
+    """Which folders uploads may read (`upload_roots`) and the one folder writes go to (`output_dir`).
+
+    Both are resolved (symlinks, `..`) when the policy is made, and every path is resolved the
+    same way before it is checked. No upload roots: every upload is refused. No output folder:
+    every write is refused. `*_hint` say, in a refusal, how the user of this surface allows more.
+    """
+
+    upload_roots: tuple[Path, ...] = ()
+    output_dir: Path | None = None
+    upload_hint: str = "pass FilePolicy(upload_roots=[...])"
+    output_hint: str = "pass FilePolicy(output_dir=...)"
+    # Folders no upload root may be, contain or sit inside (the browser's downloads folder: a page
+    # could otherwise download a file and have it uploaded back under another name).
+    never_read: tuple[Path, ...] = field(default=())
+    # Single files an upload may read wherever they are (an application's allowlist of documents).
+    upload_files: tuple[Path, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        roots = tuple(resolve(r) for r in self.upload_roots)
+        object.__setattr__(self, "upload_roots", roots)
+        object.__setattr__(self, "upload_files", tuple(resolve(f) for f in self.upload_files))
+        if self.output_dir is not None:
+            object.__setattr__(self, "output_dir", resolve(self.output_dir))
+        for folder in (resolve(f) for f in self.never_read):
+            for root in roots:
+                if _inside(root, folder) or _inside(folder, root):
+                    raise ValueError(
+                        "an upload root may not be, contain or sit inside the browser's downloads folder"
+                    )
+
+    def listing(self, files: Iterable[str | os.PathLike[str]]) -> FilePolicy:
+        """This policy, also allowing these single files."""
+        return replace(self, upload_files=(*self.upload_files, *(Path(f) for f in files)))
+
+    def excluding(self, folder: str | os.PathLike[str]) -> FilePolicy:
+        """This policy, checked now to keep `folder` (e.g. the browser's downloads folder) unreadable."""
+        return replace(self, never_read=(*self.never_read, Path(folder)))
+
+    def _valid(self, path: str | os.PathLike[str]) -> str:
+        text = os.fspath(path)
+        if not text or "\x00" in text or len(text) > MAX_PATH_CHARS:
+            raise PolicyError("files.invalid_path", f"{text[:100]!r} is not a valid path")
+        return text
+
+    def upload_path(self, path: str | os.PathLike[str]) -> Path:
+        """The real path of a file an upload may read; PolicyError naming the rule otherwise."""
+        text = self._valid(path)
+        real = resolve(text)
+        if real in self.upload_files and real.is_file():
+            return real
+        if not self.upload_roots:
+            raise PolicyError(
+                "files.no_upload_roots", f"uploads are not allowed: no upload folders are configured ({self.upload_hint})"
+            )
+        if not any(_inside(real, root) for root in self.upload_roots):
+            raise PolicyError(
+                "files.outside_upload_roots",
+                f"{text!r} is outside the allowed upload folders "
+                f"(policy: uploads read only from {', '.join(map(str, self.upload_roots))}; {self.upload_hint})",
+            )
+        if not real.is_file():
+            raise PolicyError("files.not_a_file", f"{text!r} does not exist or is not a file")
+        return real
+
+    def upload_paths(self, paths: Sequence[str | os.PathLike[str]]) -> list[str]:
+        """upload_path for each, as the strings DOM.setFileInputFiles takes."""
+        return [str(self.upload_path(p)) for p in paths]
+
+    def output_path(self, path: str | os.PathLike[str]) -> Path:
+        """Where a write of `path` goes: relative paths inside the output folder; PolicyError when the
+        real target (symlinks and `..` resolved) is outside it."""
+        text = self._valid(path)
+        if self.output_dir is None:
+            raise PolicyError(
+                "files.no_output_dir", f"writing files is not allowed: no output folder is configured ({self.output_hint})"
+            )
+        real = resolve(text, self.output_dir)
+        if real == self.output_dir or not _inside(real, self.output_dir):
+            raise PolicyError(
+                "files.outside_output_dir",
+                f"{text!r} is outside the output folder "
+                f"(policy: files are written only inside {self.output_dir}; {self.output_hint})",
+            )
+        return real
+
+
+# ----- results ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ResultBound:
+    """The largest result a surface returns (`limit` in `unit`; None: unbounded)."""
+
+    limit: int | None = None
+    unit: Literal["bytes", "chars"] = "bytes"
+
+
+# ----- all together ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Policies:
+    """The policies one surface consults; the named constructors are each surface's defaults."""
+
+    navigation: NavigationPolicy = field(default_factory=NavigationPolicy)
+    files: FilePolicy = field(default_factory=FilePolicy)
+    result: ResultBound = field(default_factory=ResultBound)
+
+    @classmethod
+    def for_toolset(
+        cls,
+        *,
+        upload_roots: Sequence[str | os.PathLike[str]] = (),
+        allowed_schemes: Iterable[str] = WEB_SCHEMES,
+        downloads_dir: str | os.PathLike[str] | None = None,
+    ) -> Policies:
+        """The browser toolset: http(s) only, uploads from the configured roots (never the browser's
+        downloads folder), no writes (downloads stay in the browser's folder), 50,000-char texts."""
+        return cls(
+            NavigationPolicy(frozenset(allowed_schemes), "set ToolsetConfig.allowed_schemes"),
+            FilePolicy(
+                tuple(Path(r) for r in upload_roots),
+                None,
+                "set ToolsetConfig.upload_roots",
+                "the toolset writes no files",
+                (Path(downloads_dir),) if downloads_dir is not None else (),
+            ),
+            ResultBound(TOOLSET_TEXT_CAP, "chars"),
+        )
+
+    @classmethod
+    def for_mcp(
+        cls,
+        *,
+        output_dir: str | os.PathLike[str],
+        upload_roots: Sequence[str | os.PathLike[str]] = (),
+        allowed_schemes: Iterable[str] = SERVER_SCHEMES,
+        max_result_bytes: int = MCP_MAX_RESULT_BYTES,
+    ) -> Policies:
+        """The MCP server: http(s), about: and data: navigations; uploads only from configured roots
+        (none by default); writes only inside the output folder; the envelope's byte bound."""
+        return cls(
+            NavigationPolicy(
+                frozenset(allowed_schemes), "set BROWSER_MCP_ALLOWED_SCHEMES (Config.allowed_schemes)"
+            ),
+            FilePolicy(
+                tuple(Path(r) for r in upload_roots),
+                Path(output_dir),
+                "set BROWSER_MCP_UPLOAD_ROOTS (Config.upload_roots)",
+                "set BROWSER_MCP_OUTPUT_DIR (Config.output_dir)",
+            ),
+            ResultBound(max(MCP_MIN_RESULT_BYTES, max_result_bytes), "bytes"),
+        )
+
+    @classmethod
+    def for_index(cls, *, allowed_schemes: Iterable[str] = INDEX_SCHEMES) -> Policies:
+        """The in-process element index: http(s), file:, about: and data:; no uploads, no writes."""
+        return cls(
+            NavigationPolicy(frozenset(allowed_schemes), "set ElementIndex.of(tab).policies"),
+            FilePolicy(upload_hint="the element index does not upload", output_hint="the element index writes no files"),
+            ResultBound(None),
+        )
+
+    @classmethod
+    def for_service(cls, *, allowed_schemes: Iterable[str] = SERVER_SCHEMES) -> Policies:
+        """The HTTP service: http(s), about: and data: (a remote caller never reaches file: or chrome:)."""
+        return cls(
+            NavigationPolicy(frozenset(allowed_schemes), "start the service with --allow-scheme SCHEME"),
+            FilePolicy(upload_hint="the service does not upload", output_hint="the service writes no files"),
+            ResultBound(None),
+        )
