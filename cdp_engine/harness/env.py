@@ -39,9 +39,9 @@ from urllib.parse import urljoin
 import orjson
 from aiohttp import web
 
+from ..core import input
 from ..core.browser import Browser, BrowserContext, Tab, WaitUntil
-from ..core.input import NotClickableError, click_at, clickable_point, hit_target, insert_text, press_events
-from ..core.keys import chord_events, key_down_events, key_up_events, modifiers_mask
+from ..core.keys import modifiers_mask
 from ..errors import CDPEngineError, NavigationError
 from ..index.actions import ActionValidationError
 from ..index.element_index import SETTLE_MAX_MS, SETTLE_QUIET_MS, SETTLE_SCRIPT, ActionError
@@ -1009,81 +1009,55 @@ class BrowserEnv:
     async def _point(self, tab: Tab, index: ElementIndex, previous: Capture, bid: int) -> tuple[float, float]:
         element = await index._resolve(previous, bid)
         index._check_usable(element, bid)
-        try:
-            x, y = await clickable_point(tab, element.session, element.backend_node_id)
-        except NotClickableError as exc:
-            raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {bid} is not visible: {exc}.") from None
-        if not await hit_target(tab, element.session, element.backend_node_id, x, y):
-            raise ActionError(
-                "ELEMENT_NOT_INTERACTIVE",
-                f"Element {bid} is covered by another element at its visible point.",
-            )
-        return x, y
+        return await index.point(element)
 
     async def _perform(self, tab: Tab, index: ElementIndex, previous: Capture, call: BGymCall) -> None:
         name, a = call.name, call.args
-        session = tab.session
-
-        def mouse(kind: str, x: float, y: float, button: str = "none", count: int = 1, mods: int = 0) -> Any:
-            buttons = {"left": 1, "right": 2, "middle": 4}.get(button, 0) if kind == "mousePressed" else 0
-            params = {"type": kind, "x": x, "y": y, "button": button, "buttons": buttons, "modifiers": mods}
-            if kind in ("mousePressed", "mouseReleased"):
-                params["clickCount"] = count
-            return session.send("Input.dispatchMouseEvent", params)
-
         if name in ("click", "dblclick"):
             x, y = await self._point(tab, index, previous, a["bid"])
             mods = modifiers_mask(["Control" if m == "ControlOrMeta" else m for m in a["modifiers"]])
             count = 2 if name == "dblclick" else 1
-            await index._settled(click_at(tab, x, y, button=a["button"], click_count=count, modifiers=mods))
+            await index._settled(input.click_at(tab, x, y, button=a["button"], click_count=count, modifiers=mods))
         elif name == "hover":
             x, y = await self._point(tab, index, previous, a["bid"])
-            await index._settled(mouse("mouseMoved", x, y))
+            await index._settled(input.move(tab, x, y))
         elif name in ("press", "focus"):
             element = await index._resolve(previous, a["bid"])
             if await index._call(element, "function() { this.focus(); return true; }") is None:
                 raise ActionError("INVALID_ELEMENT_INDEX", f"Element {a['bid']} was removed from the page.")
             if name == "press":
-                await index._settled(press_events(tab, chord_events(a["key_comb"], implied_shift=False)))
+                await index._settled(input.press(tab, a["key_comb"], implied_shift=False))
             else:
                 await index._settle_after(time.perf_counter())
         elif name == "keyboard_press":
-            await index._settled(press_events(tab, chord_events(a["key"], implied_shift=False)))
+            await index._settled(input.press(tab, a["key"], implied_shift=False))
         elif name == "keyboard_down":
-            await index._settled(press_events(tab, key_down_events(a["key"], implied_shift=False)))
+            await index._settled(input.key_down(tab, a["key"], implied_shift=False))
         elif name == "keyboard_up":
-            await index._settled(press_events(tab, key_up_events(a["key"], implied_shift=False)))
+            await index._settled(input.key_up(tab, a["key"], implied_shift=False))
         elif name in ("keyboard_type", "keyboard_insert_text"):
-            await index._settled(insert_text(tab, a["text"]))
+            await index._settled(input.insert_text(tab, a["text"]))
         elif name == "scroll":
             dx, dy = float(a["delta_x"]), float(a["delta_y"])
             await index._settled(
                 tab.evaluate(f"window.scrollBy({{left: {dx}, top: {dy}, behavior: 'instant'}})", timeout=5.0)
             )
         elif name == "mouse_move":
-            await index._settled(mouse("mouseMoved", a["x"], a["y"]))
+            await index._settled(input.move(tab, a["x"], a["y"]))
         elif name in ("mouse_click", "mouse_dblclick"):
             count = 2 if name == "mouse_dblclick" else 1
-            await index._settled(click_at(tab, a["x"], a["y"], button=a["button"], click_count=count))
+            await index._settled(input.click_at(tab, a["x"], a["y"], button=a["button"], click_count=count))
         elif name == "mouse_down":
-            await index._settled(mouse("mousePressed", a["x"], a["y"], a["button"]))
+            await index._settled(input.down(tab, a["button"], x=a["x"], y=a["y"]))
         elif name == "mouse_up":
-            await index._settled(mouse("mouseReleased", a["x"], a["y"], a["button"]))
+            await index._settled(input.up(tab, a["button"], x=a["x"], y=a["y"]))
         elif name in ("drag_and_drop", "mouse_drag_and_drop"):
             if name == "drag_and_drop":
                 fx, fy = await self._point(tab, index, previous, a["from_bid"])
                 tx, ty = await self._point(tab, index, previous, a["to_bid"])
             else:
                 fx, fy, tx, ty = a["from_x"], a["from_y"], a["to_x"], a["to_y"]
-
-            async def drag() -> None:
-                await mouse("mouseMoved", fx, fy)
-                await mouse("mousePressed", fx, fy, "left")
-                for i in range(1, 6):  # a few intermediate moves so drag handlers see movement
-                    await mouse("mouseMoved", fx + (tx - fx) * i / 5, fy + (ty - fy) * i / 5, "left")
-                await mouse("mouseReleased", tx, ty, "left")
-
-            await index._settled(drag())
+            await index._settled(input.drag(tab, fx, fy, tx, ty))
         elif name == "upload_file":
             element = await index._resolve(previous, a["bid"])
             if element.tag != "input" or element.input_type != "file":

@@ -16,15 +16,7 @@ import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ..core.input import (
-    NotClickableError,
-    call_function_on,
-    click_at,
-    clickable_point,
-    hit_target,
-    insert_text,
-    press_events,
-)
+from ..core import input
 from ..errors import CDPEngineError, JavaScriptError, NavigationError
 from ..snapshot.capture import Capture, Element, StateCapturer
 from .actions import ActionValidationError, parse_action
@@ -184,7 +176,7 @@ class ElementIndex:
     async def _call(self, element: Element, function: str, *args: Any) -> Any:
         """Call a function with `this` bound to the element; None when the node no longer exists."""
         try:
-            return await call_function_on(element.session, element.backend_node_id, function, *args)
+            return await input.call_on(element, function, *args)
         except JavaScriptError:
             raise
         except CDPEngineError:
@@ -218,64 +210,34 @@ class ElementIndex:
                 "ELEMENT_NOT_INTERACTIVE",
                 f"Element {element.index} is an <option>: use select_option with its select's index.",
             )
-        try:
-            x, y = await clickable_point(self.tab, element.session, element.backend_node_id)
-        except NotClickableError as exc:
-            raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is not visible: {exc}.") from None
-        if not await hit_target(self.tab, element.session, element.backend_node_id, x, y):
-            raise ActionError(
-                "ELEMENT_NOT_INTERACTIVE",
-                f"Element {element.index} is covered by another element at its visible point.",
-            )
-        await self._settled(self._click_delivered(element, x, y))
-
-    async def _click_delivered(self, element: Element, x: float, y: float) -> None:
-        """Click at (x, y); inside an out-of-process frame, make sure the press reached that frame.
-
-        Chromium routes input to an OOPIF by the compositor's hit-test data; while the frame has not been
-        composited yet (just loaded), the press lands on the parent's <iframe> element and is lost. A
-        listener in the frame's isolated world (invisible to the page) counts presses: when none arrived,
-        wait for both frames to draw and click once more.
-        """
+        # Inside an out-of-process frame the engine's isolated world there checks that the press arrived.
         ctx = None
         if element.session is not self.tab.session:
             ctx = self.capturer.world_context(element.frame_id, element.loader_id)
-        if ctx is None:
-            await click_at(self.tab, x, y)
-            return
-        session = element.session
-        counted = await self._count_presses(session, ctx, arm=True)
-        await click_at(self.tab, x, y)
-        if counted is None or await self._count_presses(session, ctx) != 0:
-            return
-        log.debug("click at (%s, %s) did not reach frame %s: clicking again once it is drawn", x, y, element.frame_id)
-        frames_drawn = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))"
-        with contextlib.suppress(CDPEngineError):  # a timeout too: clicking again is still right
-            await asyncio.gather(
-                *[
-                    s.send("Runtime.evaluate", {"expression": frames_drawn, "awaitPromise": True}, timeout=1.0)
-                    for s in (session, self.tab.session)
-                ]
-            )
-        await click_at(self.tab, x, y)
+
+        async def click() -> None:
+            try:
+                await input.click_element(self.tab, element, world_context=ctx)
+            except input.NotClickableError as exc:
+                raise self._not_clickable(element, exc) from None
+
+        await self._settled(click())
+
+    async def point(self, element: Element) -> tuple[float, float]:
+        """The element's visible point that takes the pointer (scrolled into view, hit-tested), or
+        ELEMENT_NOT_INTERACTIVE in the protocol's words."""
+        try:
+            return await input.point_of(self.tab, element)
+        except input.NotClickableError as exc:
+            raise self._not_clickable(element, exc) from None
 
     @staticmethod
-    async def _count_presses(session: Any, ctx: int, *, arm: bool = False) -> int | None:
-        """Presses the frame received since the last arming (None when the isolated world is gone)."""
-        expression = (
-            "(() => { const g = globalThis; if (!g.__cdpEnginePresses) { g.__cdpEnginePresses = {n: 0};"
-            " addEventListener('mousedown', () => { g.__cdpEnginePresses.n++; }, {capture: true}); }"
-            + (" g.__cdpEnginePresses.n = 0;" if arm else "")
-            + " return g.__cdpEnginePresses.n; })()"
-        )
-        try:
-            result = await session.send(
-                "Runtime.evaluate", {"expression": expression, "contextId": ctx, "returnByValue": True}, timeout=5.0
+    def _not_clickable(element: Element, exc: input.NotClickableError) -> ActionError:
+        if exc.reason == input.COVERED:
+            return ActionError(
+                "ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is covered by another element at its visible point."
             )
-        except CDPEngineError:
-            return None
-        value = result.get("result", {}).get("value")
-        return value if isinstance(value, int) else None
+        return ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is not visible: {exc}.")
 
     async def _input_text(self, element: Element, text: str, overwrite: bool) -> None:
         self._check_usable(element, element.index)
@@ -314,11 +276,9 @@ class ElementIndex:
 
         async def typing() -> None:
             if text:
-                await insert_text(self.tab, text)
+                await input.insert_text(self.tab, text)
             elif overwrite:
-                from ..core.keys import chord_events
-
-                await press_events(self.tab, chord_events("Delete"))
+                await input.press(self.tab, "Delete")
 
         await self._settled(typing())
 
