@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -93,7 +94,7 @@ CHECK_STATE = """function() {
 }"""
 
 
-def modifiers_mask(modifiers: list[str] | None) -> int:
+def modifiers_mask(modifiers: Sequence[str] | None) -> int:
     """CDP bitmask of Playwright modifier names (ControlOrMeta is Meta on macOS, Control elsewhere)."""
     control_or_meta = "Meta" if sys.platform == "darwin" else "Control"
     return keys.modifiers_mask([control_or_meta if m == "ControlOrMeta" else m for m in modifiers or []])
