@@ -616,12 +616,12 @@ async def test_internal_browser_error(
     before = await open_page(
         tab, site, "<script>window.clicks = 0</script><button onclick='clicks++'>B</button>"
     )
-    import cdp_engine.index.element_index as element_index_module
+    import cdp_engine.core.input as input_module
 
     async def broken(*args: Any, **kwargs: Any) -> None:
         raise CDPEngineError("simulated browser failure")
 
-    monkeypatch.setattr(element_index_module, "click_at", broken)
+    monkeypatch.setattr(input_module, "click_at", broken)
     action = {"action": "click_element", "element_index": 1}
     failed = await act(tab, action)
     assert_error(before, failed, "INTERNAL_BROWSER_ERROR", action)

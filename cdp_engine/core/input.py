@@ -1,29 +1,117 @@
-"""Trusted input through the Input domain, and the geometry needed to aim it.
+"""Trusted pointer and keyboard input for every surface: one place that aims, dispatches and keeps state.
 
-Clicks go to a visible point of the element after it is scrolled into view: content quads
-clipped to the viewport, offset by out-of-process frame owners, checked against hit
-testing, then mouseMoved + mousePressed + mouseReleased pipelined in one window.
+Every surface (element index, browser toolset, MCP tools, gym harness) acts through this module,
+so a click, a drag or a key chord behaves the same everywhere. A click on an element runs one
+pipeline: scroll it into view, take a visible point of its content quads clipped to the viewport,
+offset by out-of-process frame owners, hit-test it, then send mouseMoved + mousePressed +
+mouseReleased pipelined in one window; inside an out-of-process frame an optional check makes
+sure the press reached the frame. Mouse position, pressed buttons and held modifier keys are
+kept per tab (`InputState.of(tab)`, in `tab.extensions`), so raw down/move/up sequences carry the
+right `buttons` bitmask and a click while a modifier is held is a modified click. Key events all
+come from the one key table in `keys.py`.
+
+Failures a surface must word itself raise `NotClickableError` (a subclass of
+`NotInteractableError`) with a stable `reason`: "not_visible" or "covered".
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError, JavaScriptError
+from . import keys
 
-if TYPE_CHECKING:
-    from .browser import Tab
+log = logging.getLogger("cdp_engine")
 
 BUTTONS = {"left": 1, "right": 2, "middle": 4, "none": 0}
+NOT_VISIBLE = "not_visible"
+COVERED = "covered"
+DRAG_STEPS = 5  # intermediate moves of a drag, so drag handlers see movement
+FRAMES_DRAWN = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))"
+# Counts presses that reach a frame, in the engine's isolated world (invisible to the page).
+PRESS_COUNTER = (
+    "(() => { const g = globalThis; if (!g.__cdpEnginePresses) { g.__cdpEnginePresses = {n: 0};"
+    " addEventListener('mousedown', () => { g.__cdpEnginePresses.n++; }, {capture: true}); }"
+    "%s return g.__cdpEnginePresses.n; })()"
+)
+CONTAINS_HIT = """function(other) {
+    for (let n = other; n; n = n.parentNode || n.host) { if (n === this) return true; }
+    if (other && other.control === this) return true;
+    if (other && other.closest) { const l = other.closest('label'); if (l && l.control === this) return true; }
+    return false; }"""
 
 
-class NotClickableError(CDPEngineError):
-    """The element has no visible point that receives the pointer."""
+class InputTab(Protocol):
+    """What input needs of a tab (the core Tab satisfies it; no import of browser.py here)."""
+
+    @property
+    def session(self) -> CDPSession: ...
+
+    @property
+    def extensions(self) -> dict[str, Any]: ...
 
 
-async def frame_offset(tab: Tab, session: CDPSession) -> tuple[float, float]:
+class Target(Protocol):
+    """An element to aim at: the session owning its document and its backend node id (refs and indexed
+    elements both are targets)."""
+
+    @property
+    def session(self) -> CDPSession: ...
+
+    @property
+    def backend_node_id(self) -> int: ...
+
+
+class NotInteractableError(CDPEngineError):
+    """The target cannot take the requested input; `reason` is a stable code a surface maps to its text."""
+
+    def __init__(self, message: str, reason: str = "not_interactable") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class NotClickableError(NotInteractableError):
+    """No visible point of the element receives the pointer: reason NOT_VISIBLE or COVERED."""
+
+
+@dataclass
+class InputState:
+    """One tab's pointer and keyboard state: where the mouse is, which buttons and modifier keys are down."""
+
+    x: float = 0.0
+    y: float = 0.0
+    buttons: set[str] = field(default_factory=set)
+    modifiers: int = 0  # CDP bitmask of modifier keys held down with key_down / hold
+
+    @property
+    def mask(self) -> int:
+        """The CDP `buttons` bitmask of the pressed buttons."""
+        return sum(BUTTONS[b] for b in self.buttons)
+
+    @classmethod
+    def of(cls, tab: InputTab) -> InputState:
+        """The tab's one input state (created on first use; it lives as long as the tab)."""
+        state = tab.extensions.get("input")
+        if state is None:
+            state = tab.extensions["input"] = cls()
+        return state  # type: ignore[no-any-return]
+
+
+def input_state(tab: InputTab) -> InputState:
+    """The tab's pointer and keyboard state (position, pressed buttons, held modifiers)."""
+    return InputState.of(tab)
+
+
+# ----- aiming ---------------------------------------------------------------------------------------
+
+
+async def frame_offset(tab: InputTab, session: CDPSession) -> tuple[float, float]:
     """Top-level viewport position of an out-of-process frame's viewport (0, 0 for the tab itself)."""
     x = y = 0.0
     while session is not tab.session and session.parent is not None:
@@ -46,8 +134,12 @@ def _quad_area(q: list[float]) -> float:
     return abs(area)
 
 
-async def clickable_point(tab: Tab, session: CDPSession, backend_node_id: int) -> tuple[float, float]:
-    """Scroll the element into view and return a visible point of it in top-level viewport CSS pixels."""
+async def clickable_point(tab: InputTab, target: Target) -> tuple[float, float]:
+    """Scroll the element into view and return a visible point of it in top-level viewport CSS pixels.
+
+    NotClickableError(NOT_VISIBLE) when no part of it shows in the viewport.
+    """
+    session, backend_node_id = target.session, target.backend_node_id
     await session.send("DOM.scrollIntoViewIfNeeded", {"backendNodeId": backend_node_id})
     quads_result, metrics = await asyncio.gather(
         session.send("DOM.getContentQuads", {"backendNodeId": backend_node_id}),
@@ -64,13 +156,14 @@ async def clickable_point(tab: Tab, session: CDPSession, backend_node_id: int) -
             best = (sum(clipped[0::2]) / 4, sum(clipped[1::2]) / 4)
             break
     if best is None:
-        raise NotClickableError("the element has no visible area in the viewport")
+        raise NotClickableError("the element has no visible area in the viewport", NOT_VISIBLE)
     ox, oy = await frame_offset(tab, session) if session is not tab.session else (0.0, 0.0)
     return best[0] + ox, best[1] + oy
 
 
-async def hit_target(tab: Tab, session: CDPSession, backend_node_id: int, x: float, y: float) -> bool:
+async def hit_target(tab: InputTab, target: Target, x: float, y: float) -> bool:
     """True when the point hits the element or something inside it (or a label that targets it)."""
+    session, backend_node_id = target.session, target.backend_node_id
     ox, oy = await frame_offset(tab, session) if session is not tab.session else (0.0, 0.0)
     try:
         # ignorePointerEventsNone=True would hit-test pointer-events:none overlays too: a real click passes them.
@@ -90,11 +183,7 @@ async def hit_target(tab: Tab, session: CDPSession, backend_node_id: int, x: flo
             "Runtime.callFunctionOn",
             {
                 "objectId": resolved["object"]["objectId"],
-                "functionDeclaration": """function(other) {
-                    for (let n = other; n; n = n.parentNode || n.host) { if (n === this) return true; }
-                    if (other && other.control === this) return true;
-                    if (other && other.closest) { const l = other.closest('label'); if (l && l.control === this) return true; }
-                    return false; }""",
+                "functionDeclaration": CONTAINS_HIT,
                 "arguments": [{"objectId": hit_obj["object"]["objectId"]}],
                 "returnByValue": True,
             },
@@ -105,28 +194,33 @@ async def hit_target(tab: Tab, session: CDPSession, backend_node_id: int, x: flo
     return bool(result.get("result", {}).get("value"))
 
 
+async def point_of(tab: InputTab, target: Target, *, check_hit: bool = True) -> tuple[float, float]:
+    """A visible point of the element (scrolled into view) that receives the pointer, in top-level viewport
+    CSS pixels. NotClickableError(NOT_VISIBLE) or, with `check_hit`, NotClickableError(COVERED)."""
+    x, y = await clickable_point(tab, target)
+    if check_hit and not await hit_target(tab, target, x, y):
+        raise NotClickableError("the element is covered by another element at its visible point", COVERED)
+    return x, y
+
+
 def _quiet(future: asyncio.Future[Any]) -> None:
     if not future.cancelled():
         future.exception()
 
 
-async def click_at(
-    tab: Tab,
-    x: float,
-    y: float,
-    *,
-    button: str = "left",
-    click_count: int = 1,
-    modifiers: int = 0,
-    held: int = 0,
-) -> None:
-    """A full trusted click at viewport CSS pixels: move, press, release, sent without awaiting between.
+# ----- pointer --------------------------------------------------------------------------------------
 
-    `held` is the bitmask of other buttons already down (kept in every event's `buttons`).
-    """
+
+async def click_at(
+    tab: InputTab, x: float, y: float, *, button: str = "left", click_count: int = 1, modifiers: int = 0
+) -> None:
+    """A full trusted click at viewport CSS pixels: move, press, release (`click_count` times for double
+    and triple clicks), sent without awaiting between. Buttons already down stay in every event's
+    `buttons`; held modifier keys are added to `modifiers`."""
+    state = InputState.of(tab)
     s = tab.session
-    bit = BUTTONS[button]
-    base = {"x": x, "y": y, "modifiers": modifiers}
+    held, bit = state.mask, BUTTONS[button]
+    base = {"x": x, "y": y, "modifiers": modifiers | state.modifiers}
     futures = [s.send("Input.dispatchMouseEvent", {**base, "type": "mouseMoved", "button": "none", "buttons": held})]
     for n in range(1, click_count + 1):
         futures.append(
@@ -141,7 +235,220 @@ async def click_at(
                 {**base, "type": "mouseReleased", "button": button, "buttons": held, "clickCount": n},
             )
         )
+    state.x, state.y = x, y
     await asyncio.gather(*futures)
+
+
+async def click_element(
+    tab: InputTab,
+    target: Target,
+    *,
+    button: str = "left",
+    click_count: int = 1,
+    modifiers: int = 0,
+    check_hit: bool = True,
+    world_context: int | None = None,
+) -> tuple[float, float]:
+    """Aim at the element (scroll into view, visible point, hit test) and click it; the point clicked.
+
+    `world_context`: an isolated world's execution context in the element's out-of-process frame. With
+    it the click is checked to reach that frame: Chromium routes input to an OOPIF by the compositor's
+    hit-test data, and while the frame has not been composited yet (just loaded) the press lands on
+    the parent's <iframe> element and is lost. A listener in the world counts presses; when none
+    arrived, wait for both frames to draw and click once more.
+    """
+    x, y = await point_of(tab, target, check_hit=check_hit)
+    session = target.session
+    if world_context is None or session is tab.session:
+        await click_at(tab, x, y, button=button, click_count=click_count, modifiers=modifiers)
+        return x, y
+    counted = await _count_presses(session, world_context, arm=True)
+    await click_at(tab, x, y, button=button, click_count=click_count, modifiers=modifiers)
+    if counted is None or await _count_presses(session, world_context) != 0:
+        return x, y
+    log.debug("click at (%s, %s) did not reach its frame: clicking again once it is drawn", x, y)
+    with contextlib.suppress(CDPEngineError):  # a timeout too: clicking again is still right
+        await asyncio.gather(
+            *[
+                s.send("Runtime.evaluate", {"expression": FRAMES_DRAWN, "awaitPromise": True}, timeout=1.0)
+                for s in (session, tab.session)
+            ]
+        )
+    await click_at(tab, x, y, button=button, click_count=click_count, modifiers=modifiers)
+    return x, y
+
+
+async def _count_presses(session: CDPSession, ctx: int, *, arm: bool = False) -> int | None:
+    """Presses the frame received since the last arming (None when the isolated world is gone)."""
+    expression = PRESS_COUNTER % (" g.__cdpEnginePresses.n = 0;" if arm else "")
+    try:
+        result = await session.send(
+            "Runtime.evaluate", {"expression": expression, "contextId": ctx, "returnByValue": True}, timeout=5.0
+        )
+    except CDPEngineError:
+        return None
+    value = result.get("result", {}).get("value")
+    return value if isinstance(value, int) else None
+
+
+async def move(tab: InputTab, x: float, y: float, *, modifiers: int = 0) -> None:
+    """Move the mouse to a viewport point (pressed buttons stay pressed: a drag step)."""
+    state = InputState.of(tab)
+    await tab.session.send(
+        "Input.dispatchMouseEvent",
+        {"type": "mouseMoved", "x": x, "y": y, "modifiers": modifiers | state.modifiers, "buttons": state.mask,
+         "button": "none"},
+    )  # fmt: skip
+    state.x, state.y = x, y
+
+
+async def down(
+    tab: InputTab,
+    button: str = "left",
+    *,
+    x: float | None = None,
+    y: float | None = None,
+    click_count: int = 1,
+    modifiers: int = 0,
+) -> None:
+    """Press a mouse button at the current position (or at x, y, which becomes the position)."""
+    state = InputState.of(tab)
+    if x is not None and y is not None:
+        state.x, state.y = x, y
+    state.buttons.add(button)
+    await tab.session.send(
+        "Input.dispatchMouseEvent",
+        {
+            "type": "mousePressed", "x": state.x, "y": state.y, "button": button, "buttons": state.mask,
+            "clickCount": click_count, "modifiers": modifiers | state.modifiers,
+        },
+    )  # fmt: skip
+
+
+async def up(
+    tab: InputTab,
+    button: str = "left",
+    *,
+    x: float | None = None,
+    y: float | None = None,
+    click_count: int = 1,
+    modifiers: int = 0,
+) -> None:
+    """Release a mouse button at the current position (or at x, y, which becomes the position)."""
+    state = InputState.of(tab)
+    if x is not None and y is not None:
+        state.x, state.y = x, y
+    state.buttons.discard(button)
+    await tab.session.send(
+        "Input.dispatchMouseEvent",
+        {
+            "type": "mouseReleased", "x": state.x, "y": state.y, "button": button, "buttons": state.mask,
+            "clickCount": click_count, "modifiers": modifiers | state.modifiers,
+        },
+    )  # fmt: skip
+
+
+async def drag(tab: InputTab, x0: float, y0: float, x1: float, y1: float, *, steps: int = DRAG_STEPS) -> None:
+    """Press at the start, move in steps, release at the end (a release is attempted on failure)."""
+    await move(tab, x0, y0)
+    await down(tab, "left")
+    try:
+        for i in range(1, steps + 1):
+            await move(tab, x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps)
+    finally:
+        await up(tab, "left")
+
+
+async def wheel(tab: InputTab, x: float, y: float, dx: float, dy: float) -> None:
+    """A trusted wheel event at a point (scrolls whatever is under it, as a user's wheel does)."""
+    state = InputState.of(tab)
+    params = {"type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy, "buttons": state.mask}
+    if state.modifiers:
+        params["modifiers"] = state.modifiers
+    await tab.session.send("Input.dispatchMouseEvent", params)
+    state.x, state.y = x, y
+
+
+# ----- keyboard -------------------------------------------------------------------------------------
+
+
+async def _send_keys(tab: InputTab, events: list[dict[str, Any]]) -> None:
+    """Key events one after another, each landing before the next: a key may move focus or start a
+    navigation, and what waits for that (e.g. a load watch armed before Enter) must see it begin."""
+    for event in events:
+        await tab.session.send("Input.dispatchKeyEvent", event)
+
+
+async def press(tab: InputTab, chord_or_sequence: str, *, repeat: int = 1, implied_shift: bool = True) -> None:
+    """Key chords and space-separated sequences ('ctrl+a Delete'), xdotool, Playwright or DOM names.
+
+    The whole text is validated before anything is pressed (UnknownKeyError); the events go in order.
+    """
+    await _send_keys(tab, keys.sequence_events(chord_or_sequence, repeat, implied_shift=implied_shift))
+
+
+def _chord_modifiers(chord: str, implied_shift: bool) -> int:
+    mods, main = keys.parse_chord(chord, implied_shift=implied_shift)
+    return keys.modifiers_mask([k for k in (*mods, main) if k.is_modifier])
+
+
+async def key_down(tab: InputTab, chord: str, *, implied_shift: bool = True) -> None:
+    """Press and keep a chord down (modifiers first); held modifiers then apply to mouse events."""
+    events = keys.key_down_events(chord, implied_shift=implied_shift)
+    state = InputState.of(tab)
+    state.modifiers |= _chord_modifiers(chord, implied_shift)
+    await _send_keys(tab, events)
+
+
+async def key_up(tab: InputTab, chord: str, *, implied_shift: bool = True) -> None:
+    """Release a chord pressed with key_down (main key first, modifiers in reverse)."""
+    events = keys.key_up_events(chord, implied_shift=implied_shift)
+    state = InputState.of(tab)
+    state.modifiers &= ~_chord_modifiers(chord, implied_shift)
+    await _send_keys(tab, events)
+
+
+@contextlib.asynccontextmanager
+async def hold(tab: InputTab, chord: str, *, implied_shift: bool = True) -> AsyncIterator[None]:
+    """`async with hold(tab, "shift"):` keys down for the block, released even when it fails.
+
+    A blank chord holds nothing (a click with no modifiers).
+    """
+    if not chord.strip():
+        yield
+        return
+    keys.parse_chord(chord, implied_shift=implied_shift)  # an unknown key fails before anything is pressed
+    await key_down(tab, chord, implied_shift=implied_shift)
+    try:
+        yield
+    finally:
+        await key_up(tab, chord, implied_shift=implied_shift)
+
+
+async def insert_text(tab: InputTab, text: str) -> None:
+    """Type a run of text into the focused element as one trusted insertion (input events fire)."""
+    await tab.session.send("Input.insertText", {"text": text})
+
+
+async def type_text(tab: InputTab, text: str) -> None:
+    """Type text into the focused element: Enter and Tab as key events, runs of the rest by insertText."""
+    run: list[str] = []
+
+    async def flush() -> None:
+        if run:
+            await insert_text(tab, "".join(run))
+            run.clear()
+
+    for ch in text:
+        if ch in "\n\t" and keys.is_on_layout(ch):
+            await flush()
+            await _send_keys(tab, keys.text_events(ch))
+        else:
+            run.append(ch)
+    await flush()
+
+
+# ----- element helpers ------------------------------------------------------------------------------
 
 
 async def call_function_on(session: CDPSession, backend_node_id: int, function: str, *args: Any) -> Any:
@@ -170,11 +477,16 @@ async def call_function_on(session: CDPSession, backend_node_id: int, function: 
     return result.get("result", {}).get("value")
 
 
-async def insert_text(tab: Tab, text: str) -> None:
-    """Type a run of text into the focused element as one trusted insertion (input events fire)."""
-    await tab.session.send("Input.insertText", {"text": text})
+async def call_on(target: Target, function: str, *args: Any) -> Any:
+    """Call a JS function with `this` bound to the element; returns its JSON value."""
+    return await call_function_on(target.session, target.backend_node_id, function, *args)
 
 
-async def press_events(tab: Tab, events: list[dict[str, Any]]) -> None:
-    """Send prepared Input.dispatchKeyEvent parameter dicts in order, pipelined."""
-    await asyncio.gather(*[tab.session.send("Input.dispatchKeyEvent", e) for e in events])
+async def focus(target: Target) -> None:
+    """Focus the element (no pointer event)."""
+    await target.session.send("DOM.focus", {"backendNodeId": target.backend_node_id})
+
+
+async def scroll_into_view(target: Target) -> None:
+    """Scroll the element into view if it is not (no pointer event)."""
+    await target.session.send("DOM.scrollIntoViewIfNeeded", {"backendNodeId": target.backend_node_id})

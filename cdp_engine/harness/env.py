@@ -39,9 +39,9 @@ from urllib.parse import urljoin
 import orjson
 from aiohttp import web
 
+from ..core import input
 from ..core.browser import Browser, BrowserContext, Tab, WaitUntil
-from ..core.input import NotClickableError, click_at, clickable_point, hit_target, insert_text, press_events
-from ..core.keys import chord_events, key_down_events, key_up_events, modifiers_mask
+from ..core.keys import modifiers_mask
 from ..core.lifecycle import wait_loaded
 from ..core.settle import SettleReport, dom_quiet
 from ..errors import CDPEngineError, NavigationError
@@ -993,81 +993,55 @@ class BrowserEnv:
     async def _point(self, tab: Tab, index: ElementIndex, previous: Capture, bid: int) -> tuple[float, float]:
         element = await index.resolve(previous, bid)
         index.check_usable(element)
-        try:
-            x, y = await clickable_point(tab, element.session, element.backend_node_id)
-        except NotClickableError as exc:
-            raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {bid} is not visible: {exc}.") from None
-        if not await hit_target(tab, element.session, element.backend_node_id, x, y):
-            raise ActionError(
-                "ELEMENT_NOT_INTERACTIVE",
-                f"Element {bid} is covered by another element at its visible point.",
-            )
-        return x, y
+        return await index.point(element)
 
     async def _perform(self, tab: Tab, index: ElementIndex, previous: Capture, call: BGymCall) -> None:
         name, a = call.name, call.args
-        session = tab.session
-
-        def mouse(kind: str, x: float, y: float, button: str = "none", count: int = 1, mods: int = 0) -> Any:
-            buttons = {"left": 1, "right": 2, "middle": 4}.get(button, 0) if kind == "mousePressed" else 0
-            params = {"type": kind, "x": x, "y": y, "button": button, "buttons": buttons, "modifiers": mods}
-            if kind in ("mousePressed", "mouseReleased"):
-                params["clickCount"] = count
-            return session.send("Input.dispatchMouseEvent", params)
-
         if name in ("click", "dblclick"):
             x, y = await self._point(tab, index, previous, a["bid"])
             mods = modifiers_mask(["Control" if m == "ControlOrMeta" else m for m in a["modifiers"]])
             count = 2 if name == "dblclick" else 1
-            await index.settle(click_at(tab, x, y, button=a["button"], click_count=count, modifiers=mods))
+            await index.settle(input.click_at(tab, x, y, button=a["button"], click_count=count, modifiers=mods))
         elif name == "hover":
             x, y = await self._point(tab, index, previous, a["bid"])
-            await index.settle(mouse("mouseMoved", x, y))
+            await index.settle(input.move(tab, x, y))
         elif name in ("press", "focus"):
             element = await index.resolve(previous, a["bid"])
             if await index.call(element, "function() { this.focus(); return true; }") is None:
                 raise ActionError("INVALID_ELEMENT_INDEX", f"Element {a['bid']} was removed from the page.")
             if name == "press":
-                await index.settle(press_events(tab, chord_events(a["key_comb"], implied_shift=False)))
+                await index.settle(input.press(tab, a["key_comb"], implied_shift=False))
             else:
                 await index.settle()
         elif name == "keyboard_press":
-            await index.settle(press_events(tab, chord_events(a["key"], implied_shift=False)))
+            await index.settle(input.press(tab, a["key"], implied_shift=False))
         elif name == "keyboard_down":
-            await index.settle(press_events(tab, key_down_events(a["key"], implied_shift=False)))
+            await index.settle(input.key_down(tab, a["key"], implied_shift=False))
         elif name == "keyboard_up":
-            await index.settle(press_events(tab, key_up_events(a["key"], implied_shift=False)))
+            await index.settle(input.key_up(tab, a["key"], implied_shift=False))
         elif name in ("keyboard_type", "keyboard_insert_text"):
-            await index.settle(insert_text(tab, a["text"]))
+            await index.settle(input.insert_text(tab, a["text"]))
         elif name == "scroll":
             dx, dy = float(a["delta_x"]), float(a["delta_y"])
             await index.settle(
                 tab.evaluate(f"window.scrollBy({{left: {dx}, top: {dy}, behavior: 'instant'}})", timeout=5.0)
             )
         elif name == "mouse_move":
-            await index.settle(mouse("mouseMoved", a["x"], a["y"]))
+            await index.settle(input.move(tab, a["x"], a["y"]))
         elif name in ("mouse_click", "mouse_dblclick"):
             count = 2 if name == "mouse_dblclick" else 1
-            await index.settle(click_at(tab, a["x"], a["y"], button=a["button"], click_count=count))
+            await index.settle(input.click_at(tab, a["x"], a["y"], button=a["button"], click_count=count))
         elif name == "mouse_down":
-            await index.settle(mouse("mousePressed", a["x"], a["y"], a["button"]))
+            await index.settle(input.down(tab, a["button"], x=a["x"], y=a["y"]))
         elif name == "mouse_up":
-            await index.settle(mouse("mouseReleased", a["x"], a["y"], a["button"]))
+            await index.settle(input.up(tab, a["button"], x=a["x"], y=a["y"]))
         elif name in ("drag_and_drop", "mouse_drag_and_drop"):
             if name == "drag_and_drop":
                 fx, fy = await self._point(tab, index, previous, a["from_bid"])
                 tx, ty = await self._point(tab, index, previous, a["to_bid"])
             else:
                 fx, fy, tx, ty = a["from_x"], a["from_y"], a["to_x"], a["to_y"]
-
-            async def drag() -> None:
-                await mouse("mouseMoved", fx, fy)
-                await mouse("mousePressed", fx, fy, "left")
-                for i in range(1, 6):  # a few intermediate moves so drag handlers see movement
-                    await mouse("mouseMoved", fx + (tx - fx) * i / 5, fy + (ty - fy) * i / 5, "left")
-                await mouse("mouseReleased", tx, ty, "left")
-
-            await index.settle(drag())
+            await index.settle(input.drag(tab, fx, fy, tx, ty))
         elif name == "upload_file":
             element = await index.resolve(previous, a["bid"])
             if element.tag != "input" or element.input_type != "file":

@@ -10,25 +10,16 @@ the previous state, every field identical, plus `error`.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..core.input import (
-    NotClickableError,
-    call_function_on,
-    click_at,
-    clickable_point,
-    hit_target,
-    insert_text,
-    press_events,
-)
+from ..core import input
 from ..core.lifecycle import wait_loaded
 from ..core.policies import INDEX_SCHEMES, Policies, PolicyError
 from ..core.settle import NetworkTracker, SettleReport, settle
-from ..errors import CDPEngineError, JavaScriptError, NavigationError
+from ..errors import CDPEngineError, JavaScriptError, NavigationError, TargetClosedError
 from ..snapshot.capture import Capture, Element, StateCapturer
 from .actions import ActionValidationError, parse_action
 
@@ -102,6 +93,11 @@ class ElementIndex:
                 return self._error(previous, exc.code, exc.message, action)
             except NavigationError as exc:
                 return self._error(previous, "NAVIGATION_FAILED", str(exc), action)
+            except TargetClosedError as exc:
+                if self.tab.closed:
+                    raise  # the action closed its own tab (window.close()), as the capture after it would say
+                log.debug("action failed", exc_info=True)
+                return self._error(previous, "INTERNAL_BROWSER_ERROR", f"{type(exc).__name__}: {exc}", action)
             except (CDPEngineError, TimeoutError) as exc:
                 log.debug("action failed", exc_info=True)
                 return self._error(previous, "INTERNAL_BROWSER_ERROR", f"{type(exc).__name__}: {exc}", action)
@@ -221,7 +217,7 @@ class ElementIndex:
     async def _call(self, element: Element, function: str, *args: Any) -> Any:
         """Call a function with `this` bound to the element; None when the node no longer exists."""
         try:
-            return await call_function_on(element.session, element.backend_node_id, function, *args)
+            return await input.call_on(element, function, *args)
         except JavaScriptError:
             raise
         except CDPEngineError:
@@ -255,64 +251,34 @@ class ElementIndex:
                 "ELEMENT_NOT_INTERACTIVE",
                 f"Element {element.index} is an <option>: use select_option with its select's index.",
             )
-        try:
-            x, y = await clickable_point(self.tab, element.session, element.backend_node_id)
-        except NotClickableError as exc:
-            raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is not visible: {exc}.") from None
-        if not await hit_target(self.tab, element.session, element.backend_node_id, x, y):
-            raise ActionError(
-                "ELEMENT_NOT_INTERACTIVE",
-                f"Element {element.index} is covered by another element at its visible point.",
-            )
-        await self.settle(self._click_delivered(element, x, y))
-
-    async def _click_delivered(self, element: Element, x: float, y: float) -> None:
-        """Click at (x, y); inside an out-of-process frame, make sure the press reached that frame.
-
-        Chromium routes input to an OOPIF by the compositor's hit-test data; while the frame has not been
-        composited yet (just loaded), the press lands on the parent's <iframe> element and is lost. A
-        listener in the frame's isolated world (invisible to the page) counts presses: when none arrived,
-        wait for both frames to draw and click once more.
-        """
+        # Inside an out-of-process frame the engine's isolated world there checks that the press arrived.
         ctx = None
         if element.session is not self.tab.session:
             ctx = self.capturer.world_context(element.frame_id, element.loader_id)
-        if ctx is None:
-            await click_at(self.tab, x, y)
-            return
-        session = element.session
-        counted = await self._count_presses(session, ctx, arm=True)
-        await click_at(self.tab, x, y)
-        if counted is None or await self._count_presses(session, ctx) != 0:
-            return
-        log.debug("click at (%s, %s) did not reach frame %s: clicking again once it is drawn", x, y, element.frame_id)
-        frames_drawn = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))"
-        with contextlib.suppress(CDPEngineError):  # a timeout too: clicking again is still right
-            await asyncio.gather(
-                *[
-                    s.send("Runtime.evaluate", {"expression": frames_drawn, "awaitPromise": True}, timeout=1.0)
-                    for s in (session, self.tab.session)
-                ]
-            )
-        await click_at(self.tab, x, y)
+
+        async def click() -> None:
+            try:
+                await input.click_element(self.tab, element, world_context=ctx)
+            except input.NotClickableError as exc:
+                raise self._not_clickable(element, exc) from None
+
+        await self.settle(click())
+
+    async def point(self, element: Element) -> tuple[float, float]:
+        """The element's visible point that takes the pointer (scrolled into view, hit-tested), or
+        ELEMENT_NOT_INTERACTIVE in the protocol's words."""
+        try:
+            return await input.point_of(self.tab, element)
+        except input.NotClickableError as exc:
+            raise self._not_clickable(element, exc) from None
 
     @staticmethod
-    async def _count_presses(session: Any, ctx: int, *, arm: bool = False) -> int | None:
-        """Presses the frame received since the last arming (None when the isolated world is gone)."""
-        expression = (
-            "(() => { const g = globalThis; if (!g.__cdpEnginePresses) { g.__cdpEnginePresses = {n: 0};"
-            " addEventListener('mousedown', () => { g.__cdpEnginePresses.n++; }, {capture: true}); }"
-            + (" g.__cdpEnginePresses.n = 0;" if arm else "")
-            + " return g.__cdpEnginePresses.n; })()"
-        )
-        try:
-            result = await session.send(
-                "Runtime.evaluate", {"expression": expression, "contextId": ctx, "returnByValue": True}, timeout=5.0
+    def _not_clickable(element: Element, exc: input.NotClickableError) -> ActionError:
+        if exc.reason == input.COVERED:
+            return ActionError(
+                "ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is covered by another element at its visible point."
             )
-        except CDPEngineError:
-            return None
-        value = result.get("result", {}).get("value")
-        return value if isinstance(value, int) else None
+        return ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is not visible: {exc}.")
 
     async def _input_text(self, element: Element, text: str, overwrite: bool) -> None:
         self._check_usable(element, element.index)
@@ -351,11 +317,9 @@ class ElementIndex:
 
         async def typing() -> None:
             if text:
-                await insert_text(self.tab, text)
+                await input.insert_text(self.tab, text)
             elif overwrite:
-                from ..core.keys import chord_events
-
-                await press_events(self.tab, chord_events("Delete"))
+                await input.press(self.tab, "Delete")
 
         await self.settle(typing())
 

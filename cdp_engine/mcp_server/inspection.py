@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 import orjson
 
-from ..core import interact
+from ..core import input
 from ..core.refs import NodeRef
 from ..errors import CDPEngineError, CommandTimeoutError, ProtocolError
 from ..snapshot.ax_tree import capture_ax_tree
@@ -472,7 +472,7 @@ async def browser_verify_element_visible(
     node = await ctx.ref(page, ref, cdp_frame if explicit else None)
 
     async def read() -> dict[str, Any]:
-        if not await interact.call_on(node, VISIBLE):
+        if not await input.call_on(node, VISIBLE):
             raise ToolError("verification_failed", f"Element {ref} is not visible.")
         return {"visible": True, "ref": ref}
 
@@ -505,11 +505,11 @@ async def browser_verify_list_visible(
 
     async def read() -> dict[str, Any]:
         if container is None:
-            hidden = [n.ref for n in nodes if not await interact.call_on(n, VISIBLE)]
+            hidden = [n.ref for n in nodes if not await input.call_on(n, VISIBLE)]
             if hidden:
                 raise ToolError("verification_failed", f"Not visible: {', '.join(hidden)}.")
             return {"visible_refs": [n.ref for n in nodes]}
-        missing = await interact.call_on(container, CONTAINS_VISIBLE, items)
+        missing = await input.call_on(container, CONTAINS_VISIBLE, items)
         if missing:
             raise ToolError(
                 "verification_failed", f"Not visible in {container_ref}: {', '.join(map(repr, missing))}."
@@ -561,7 +561,7 @@ async def browser_verify_value(
     node = await ctx.ref(page, ref, cdp_frame if explicit else None)
 
     async def read() -> dict[str, Any]:
-        facts = await interact.call_on(node, VALUE_OF)
+        facts = await input.call_on(node, VALUE_OF)
         actual = facts["value"] if element_type == "text" else facts["checked"]
         if actual != want:
             raise ToolError(
@@ -603,7 +603,7 @@ async def browser_generate_locator(
 
     async def read() -> dict[str, Any]:
         if node is not None:
-            facts = await interact.call_on(node, LOCATOR_FACTS)
+            facts = await input.call_on(node, LOCATOR_FACTS)
             role, name = node.role, node.name
         else:
             assert selector is not None

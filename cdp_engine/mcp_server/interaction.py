@@ -1,6 +1,6 @@
 """Interaction tools (by ref), coordinate mouse tools, and modal recovery (dialogs, file choosers).
 
-Actions go through `cdp_engine.interact`, the same trusted input the browser toolset uses:
+Actions go through `cdp_engine.core.input`, the same trusted input every surface uses:
 scroll into view, a hit-tested point, CDP Input events. Every action accepts `wait_for`
 (see observe.py). browser_handle_dialog and browser_file_upload run on the instance's
 recovery lock, so they can resolve a modal while the action that opened it still waits.
@@ -12,11 +12,11 @@ import asyncio
 import contextlib
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any, Literal
 
-from ..core import interact
+from ..core import input, keys
 from ..core.browser import Tab
-from ..core.keys import ALT, CONTROL, META, SHIFT
 from ..core.lifecycle import LifecycleWatcher
 from ..core.policies import PolicyError
 from ..core.refs import NodeRef
@@ -95,14 +95,20 @@ CHECK_STATE = """function() {
 }"""
 
 
-def modifiers_mask(modifiers: list[str] | None) -> int:
-    mask = 0
-    for name in modifiers or []:
-        if name == "ControlOrMeta":
-            mask |= META if sys.platform == "darwin" else CONTROL
-        else:
-            mask |= {"Alt": ALT, "Control": CONTROL, "Meta": META, "Shift": SHIFT}[name]
-    return mask
+def modifiers_mask(modifiers: Sequence[str] | None) -> int:
+    """CDP bitmask of Playwright modifier names (ControlOrMeta is Meta on macOS, Control elsewhere)."""
+    control_or_meta = "Meta" if sys.platform == "darwin" else "Control"
+    return keys.modifiers_mask([control_or_meta if m == "ControlOrMeta" else m for m in modifiers or []])
+
+
+async def point_of(tab: Tab, node: NodeRef, *, check_hit: bool = True) -> tuple[float, float]:
+    """The node's visible point that takes the pointer; NotInteractableError worded for MCP (invalid_params)."""
+    try:
+        return await input.point_of(tab, node, check_hit=check_hit)
+    except input.NotClickableError as exc:
+        if exc.reason == input.COVERED:
+            raise input.NotInteractableError(f"{node.ref} is covered by another element", exc.reason) from None
+        raise input.NotInteractableError(f"{node.ref} is not visible: {exc}", exc.reason) from None
 
 
 def coerce_bool(value: Any, what: str) -> bool:
@@ -143,9 +149,9 @@ class LoadWatch:
 
 async def fill(tab: Tab, node: NodeRef, text: str) -> None:
     """Replace the element's value at once (select all, then insert): trusted input events, no keystrokes."""
-    kind = await interact.call_on(node, FILL_PREPARE)
+    kind = await input.call_on(node, FILL_PREPARE)
     if kind == "set":
-        await interact.call_on(node, SET_VALUE, text)
+        await input.call_on(node, SET_VALUE, text)
         return
     if kind != "ok":
         raise ToolError(
@@ -153,29 +159,29 @@ async def fill(tab: Tab, node: NodeRef, text: str) -> None:
             f"{node.ref} cannot be filled ({kind}); use an input, textarea or contenteditable.",
         )
     if text:
-        await tab.session.send("Input.insertText", {"text": text})
+        await input.insert_text(tab, text)
     else:
-        await interact.press(tab, "Delete", implied_shift=False)
+        await input.press(tab, "Delete", implied_shift=False)
 
 
 async def append(tab: Tab, node: NodeRef, text: str) -> None:
     """Put the caret at the end and type the text key by key."""
-    if not await interact.call_on(node, CARET_END):
+    if not await input.call_on(node, CARET_END):
         raise ToolError(
             "invalid_params", f"{node.ref} is not editable; use an input, textarea or contenteditable."
         )
-    await interact.type_text(tab, text)
+    await input.type_text(tab, text)
 
 
 async def select_values(node: NodeRef, values: list[str]) -> list[str]:
-    result = await interact.call_on(node, SELECT_OPTIONS, values)
+    result = await input.call_on(node, SELECT_OPTIONS, values)
     if "error" in result:
         raise ToolError("invalid_params", f"Cannot select on {node.ref}: {result['error']}.")
     return list(result["selected"])
 
 
 async def set_checked(tab: Tab, node: NodeRef, want: bool) -> None:
-    state = await interact.call_on(node, CHECK_STATE)
+    state = await input.call_on(node, CHECK_STATE)
     if state["checked"] is None:
         raise ToolError("invalid_params", f"{node.ref} is not a checkbox or radio (it is <{state['kind']}>).")
     if state["checked"] == want:
@@ -184,8 +190,8 @@ async def set_checked(tab: Tab, node: NodeRef, want: bool) -> None:
         raise ToolError(
             "invalid_params", f"{node.ref} is a radio button: check another one instead of unchecking it."
         )
-    x, y = await interact.point_of(tab, node)
-    await interact.click(tab, x, y)
+    x, y = await point_of(tab, node)
+    await input.click_at(tab, x, y)
 
 
 # ----- ref-based actions -------------------------------------------------------------------------
@@ -215,8 +221,8 @@ async def browser_click(
     mask = modifiers_mask(modifiers)
 
     async def action() -> dict[str, Any]:
-        x, y = await interact.point_of(page.tab, node)
-        await interact.click(
+        x, y = await point_of(page.tab, node)
+        await input.click_at(
             page.tab, x, y, button=button, click_count=2 if double_click else 1, modifiers=mask
         )
         return {"clicked": ref}
@@ -259,7 +265,7 @@ async def browser_type(
             await append(tab, node, text)
         if submit:
             watch = LoadWatch(tab) if wait_for is None else None
-            await interact.press(tab, "Enter", implied_shift=False)
+            await input.press(tab, "Enter", implied_shift=False)
             if watch is not None:
                 await watch.wait(min(ENTER_LOAD_WAIT, ctx.remaining()))
         return {"typed_into": ref}
@@ -366,8 +372,8 @@ async def browser_hover(
     node = await ctx.ref(page, ref, cdp_frame if explicit else None)
 
     async def action() -> dict[str, Any]:
-        x, y = await interact.point_of(page.tab, node)
-        await interact.move(page.tab, x, y)
+        x, y = await point_of(page.tab, node)
+        await input.move(page.tab, x, y)
         return {"hovered": ref}
 
     return await ctx.run(page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit)
@@ -390,9 +396,9 @@ async def browser_drag(
     target = await ctx.ref(page, target_ref, cdp_frame if explicit else None)
 
     async def action() -> dict[str, Any]:
-        x0, y0 = await interact.point_of(page.tab, source)
-        x1, y1 = await interact.point_of(page.tab, target, check_hit=False)
-        await interact.drag(page.tab, x0, y0, x1, y1)
+        x0, y0 = await point_of(page.tab, source)
+        x1, y1 = await point_of(page.tab, target, check_hit=False)
+        await input.drag(page.tab, x0, y0, x1, y1)
         return {"dragged": source_ref, "to": target_ref}
 
     return await ctx.run(page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit)
@@ -407,14 +413,12 @@ async def browser_press_key(
         raise ToolError("invalid_params", "key must not be empty.")
     page = await ctx.page(page_id)
     chord = key.replace("ControlOrMeta", "Meta" if sys.platform == "darwin" else "Control")
-    from ..core.keys import parse_chord
-
-    parse_chord(chord, implied_shift=False)  # an unknown key is invalid_params before anything is pressed
+    keys.parse_chord(chord, implied_shift=False)  # an unknown key is invalid_params before anything is pressed
 
     async def action() -> dict[str, Any]:
         tab = page.tab
         watch = LoadWatch(tab) if wait_for is None and chord.split("+")[-1] in ("Enter", "Return") else None
-        await interact.press(tab, chord, implied_shift=False)
+        await input.press(tab, chord, implied_shift=False)
         if watch is not None:
             await watch.wait(min(ENTER_LOAD_WAIT, ctx.remaining()))
         return {"pressed": key}
@@ -446,13 +450,13 @@ async def browser_mouse_click_xy(
     async def action() -> dict[str, Any]:
         tab = page.tab
         if delay_ms == 0:
-            await interact.click(tab, x, y, button=button, click_count=click_count)
+            await input.click_at(tab, x, y, button=button, click_count=click_count)
         else:
-            await interact.move(tab, x, y)
+            await input.move(tab, x, y)
             for n in range(1, click_count + 1):
-                await interact.down(tab, button, click_count=n)
+                await input.down(tab, button, click_count=n)
                 await asyncio.sleep(delay_ms / 1000)
-                await interact.up(tab, button, click_count=n)
+                await input.up(tab, button, click_count=n)
         return {"clicked_at": [x, y], "button": button}
 
     return await ctx.run(page, action, wait_for=_spec(wait_for))
@@ -466,7 +470,7 @@ async def browser_mouse_move_xy(
     page = await ctx.page(page_id)
 
     async def action() -> dict[str, Any]:
-        await interact.move(page.tab, x, y)
+        await input.move(page.tab, x, y)
         return {"moved_to": [x, y]}
 
     return await ctx.run(page, action)
@@ -480,7 +484,7 @@ async def browser_mouse_down(
     page = await ctx.page(page_id)
 
     async def action() -> dict[str, Any]:
-        await interact.down(page.tab, button)
+        await input.down(page.tab, button)
         return {"button_down": button}
 
     return await ctx.run(page, action)
@@ -494,7 +498,7 @@ async def browser_mouse_up(
     page = await ctx.page(page_id)
 
     async def action() -> dict[str, Any]:
-        await interact.up(page.tab, button)
+        await input.up(page.tab, button)
         return {"button_up": button}
 
     return await ctx.run(page, action)
@@ -515,7 +519,7 @@ async def browser_mouse_drag_xy(
     page = await ctx.page(page_id)
 
     async def action() -> dict[str, Any]:
-        await interact.drag(page.tab, from_x, from_y, to_x, to_y)
+        await input.drag(page.tab, from_x, from_y, to_x, to_y)
         return {"from": [from_x, from_y], "to": [to_x, to_y]}
 
     return await ctx.run(page, action, wait_for=_spec(wait_for))
@@ -536,8 +540,8 @@ async def browser_mouse_wheel(
     page = await ctx.page(page_id)
 
     async def action() -> dict[str, Any]:
-        state = interact.mouse_state(page.tab)
-        await interact.wheel(page.tab, state.x, state.y, delta_x, delta_y)
+        state = input.input_state(page.tab)
+        await input.wheel(page.tab, state.x, state.y, delta_x, delta_y)
         return {"scrolled": [delta_x, delta_y]}
 
     return await ctx.run(page, action, wait_for=_spec(wait_for))

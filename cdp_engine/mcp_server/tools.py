@@ -14,7 +14,7 @@ import logging
 import time
 from typing import Any
 
-from ..core.interact import NotInteractableError
+from ..core.input import NotInteractableError
 from ..core.keys import UnknownKeyError
 from ..core.policies import PolicyError
 from ..core.refs import StaleRefError

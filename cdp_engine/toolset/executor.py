@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from ..core import files as core_files
-from ..core import interact, keys
+from ..core import input, keys
 from ..core.lifecycle import wait_loaded
 from ..core.policies import HOST_SCHEMES, WEB_SCHEMES, FilePolicy, NavigationPolicy, Policies, PolicyError
 from ..core.refs import NodeRef, StaleRefError
@@ -357,9 +357,9 @@ class BrowserToolset:
     ) -> tuple[float, float]:
         node = await self._resolve(managed, ref)
         try:
-            return await interact.point_of(managed.tab, node, check_hit=check_hit)
-        except interact.NotInteractableError as exc:
-            if "covered" in str(exc):
+            return await input.point_of(managed.tab, node, check_hit=check_hit)
+        except input.NotClickableError as exc:
+            if exc.reason == input.COVERED:
                 raise MemberError(
                     f"Error: The element {ref} is covered by another element; close or scroll away what covers it,"
                     " or click by coordinate."
@@ -660,17 +660,8 @@ class BrowserToolset:
         tab = managed.tab
 
         async def act() -> None:
-            mask = 0
-            if modifiers:
-                mask = keys.modifiers_mask(modifiers)
-                for event in keys.key_down_events(modifiers):
-                    await tab.session.send("Input.dispatchKeyEvent", event)
-            try:
-                await interact.click(tab, x, y, button=button, click_count=count, modifiers=mask)
-            finally:
-                if modifiers:
-                    for event in keys.key_up_events(modifiers):
-                        await tab.session.send("Input.dispatchKeyEvent", event)
+            async with input.hold(tab, modifiers):  # the modifier keys go down, and the click carries them
+                await input.click_at(tab, x, y, button=button, click_count=count)
 
         await self._settled(managed, act())
 
@@ -691,19 +682,19 @@ class BrowserToolset:
 
     async def _m_hover(self, p: dict[str, Any], managed: ManagedTab) -> None:
         x, y = await self._target_point(managed, p["target"], check_hit=False)
-        await self._settled(managed, interact.move(managed.tab, x, y))
+        await self._settled(managed, input.move(managed.tab, x, y))
 
     async def _m_left_click_drag(self, p: dict[str, Any], managed: ManagedTab) -> None:
         x0, y0 = self._point(p["from"])
         x1, y1 = self._point(p["target"])
-        await self._settled(managed, interact.drag(managed.tab, x0, y0, x1, y1, steps=10))
+        await self._settled(managed, input.drag(managed.tab, x0, y0, x1, y1, steps=10))
 
     async def _m_left_mouse_down(self, p: dict[str, Any], managed: ManagedTab) -> None:
         x, y = self._point(p["target"])
 
         async def act() -> None:
-            await interact.move(managed.tab, x, y)
-            await interact.down(managed.tab, "left")
+            await input.move(managed.tab, x, y)
+            await input.down(managed.tab, "left")
 
         await self._settled(managed, act())
 
@@ -711,14 +702,14 @@ class BrowserToolset:
         x, y = self._point(p["target"])
 
         async def act() -> None:
-            await interact.move(managed.tab, x, y)
-            await interact.up(managed.tab, "left")
+            await input.move(managed.tab, x, y)
+            await input.up(managed.tab, "left")
 
         await self._settled(managed, act())
 
     async def _m_mouse_move(self, p: dict[str, Any], managed: ManagedTab) -> None:
         x, y = self._point(p["target"])
-        await self._settled(managed, interact.move(managed.tab, x, y))
+        await self._settled(managed, input.move(managed.tab, x, y))
 
     async def _m_scroll(self, p: dict[str, Any], managed: ManagedTab) -> None:
         x, y = self._point(p["target"])
@@ -726,13 +717,13 @@ class BrowserToolset:
         dx, dy = {"up": (0, -pixels), "down": (0, pixels), "left": (-pixels, 0), "right": (pixels, 0)}[
             p["scroll_direction"]
         ]
-        await self._settled(managed, interact.wheel(managed.tab, x, y, dx, dy))
+        await self._settled(managed, input.wheel(managed.tab, x, y, dx, dy))
 
     async def _m_scroll_to(self, p: dict[str, Any], managed: ManagedTab) -> None:
         ref = p["target"]["ref"]
         node = await self._resolve(managed, ref)
         try:
-            await interact.scroll_into_view(node)
+            await input.scroll_into_view(node)
         except CDPEngineError:
             raise MemberError(f"Error: The element {ref} is not visible.") from None
         await self._settled(managed, asyncio.sleep(0))
@@ -740,32 +731,26 @@ class BrowserToolset:
     # ----- keyboard and timing ----------------------------------------------------------------
 
     async def _m_type(self, p: dict[str, Any], managed: ManagedTab) -> None:
-        await self._settled(managed, interact.type_text(managed.tab, p["text"]))
+        await self._settled(managed, input.type_text(managed.tab, p["text"]))
 
     async def _m_key(self, p: dict[str, Any], managed: ManagedTab) -> None:
         text, repeat = p["text"], p.get("repeat", 1)
         try:
-            keys.sequence_events(text, 1)  # validate the whole sequence before pressing anything
+            keys.parse_sequence(text)  # validate the whole sequence before pressing anything
         except keys.UnknownKeyError as exc:
             raise MemberError(f"Error: {exc}") from None
-        await self._settled(managed, interact.press(managed.tab, text, repeat=repeat))
+        await self._settled(managed, input.press(managed.tab, text, repeat=repeat))
 
     async def _m_hold_key(self, p: dict[str, Any], managed: ManagedTab) -> None:
         text, duration = p["text"], float(p["duration"])
         try:
-            down, up = keys.key_down_events(text), keys.key_up_events(text)
+            keys.parse_chord(text)  # an unknown key fails before anything is pressed
         except keys.UnknownKeyError as exc:
             raise MemberError(f"Error: {exc}") from None
-        session = managed.tab.session
 
         async def hold() -> None:
-            try:
-                for event in down:
-                    await session.send("Input.dispatchKeyEvent", event)
-                await asyncio.sleep(duration)
-            finally:
-                for event in up:
-                    await session.send("Input.dispatchKeyEvent", event)
+            async with input.hold(managed.tab, text):
+                await asyncio.sleep(duration)  # holding for the requested time is the member's job
 
         await self._settled(managed, hold())
 
@@ -878,7 +863,7 @@ class BrowserToolset:
         node = await self._resolve(managed, ref)
         value = p["value"]
         try:
-            outcome = await self._settled(managed, interact.call_on(node, FORM_INPUT_JS, value))
+            outcome = await self._settled(managed, input.call_on(node, FORM_INPUT_JS, value))
         except CDPEngineError:
             raise MemberError(self._stale_text(ref, "the element was removed from the page")) from None
         errors = {
@@ -951,7 +936,7 @@ class BrowserToolset:
         tab = managed.tab
         async with core_files.ChooserWatch([tab.session, node.session]) as watch:
             x, y = await self._element_point(managed, ref)
-            await interact.click(tab, x, y)
+            await input.click_at(tab, x, y)
             try:
                 chooser = await watch.next(2.0)
             except TimeoutError:
