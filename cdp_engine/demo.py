@@ -57,9 +57,8 @@ async def _site() -> tuple[web.AppRunner, str]:
     app.router.add_get("/dashboard", dashboard)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    port = runner.addresses[0][1]
     return runner, f"http://127.0.0.1:{port}/"
 
 

@@ -165,7 +165,8 @@ class Tab:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def _emit(self, kind: str, payload: Any) -> None:
+    def emit(self, kind: str, payload: Any) -> None:
+        """Tell this tab's listeners (add_listener) about an event; the Browser emits popups and downloads."""
         for listener in list(self._listeners):
             try:
                 listener(kind, payload)
@@ -187,7 +188,7 @@ class Tab:
         # The connection has already closed the session; waits on this tab would otherwise run to their deadline.
         self.crashed = True
         self._fail_conditions(TargetClosedError(f"tab {self.target_id} crashed"))
-        self._emit("crashed", None)
+        self.emit("crashed", None)
 
     def check_conditions(self) -> None:
         """Re-check the pending wait_for_condition predicates now (for watchers whose state changed on an
@@ -252,7 +253,7 @@ class Tab:
         if frame_id not in self.frames:
             self.frames[frame_id] = Frame(frame_id, params.get("parentFrameId"), session)
         self.dom_version += 1
-        self._emit("frame", frame_id)
+        self.emit("frame", frame_id)
         self._check_conditions()
 
     def _on_frame_navigated(self, session: CDPSession, params: dict[str, Any]) -> None:
@@ -276,7 +277,7 @@ class Tab:
                     if fid not in self.frame_sessions:
                         self.frames.pop(fid, None)
         self.dom_version += 1
-        self._emit("navigated", frame.id)
+        self.emit("navigated", frame.id)
         self._check_conditions()
 
     def _on_same_document(self, params: dict[str, Any]) -> None:
@@ -286,7 +287,7 @@ class Tab:
             if frame.id == self.main_frame_id:
                 self.url = params["url"]
         self.dom_version += 1
-        self._emit("navigated", params["frameId"])
+        self.emit("navigated", params["frameId"])
         self._check_conditions()
 
     def _on_frame_detached(self, params: dict[str, Any]) -> None:
@@ -324,7 +325,7 @@ class Tab:
             # beforeunload is accepted unless the caller asked otherwise: requested navigations must proceed.
             accept = policy == "accept" or dialog.type == "beforeunload"
             self._answer_dialog(dialog, accept, dialog.default_prompt if accept else None)
-        self._emit("dialog", dialog)
+        self.emit("dialog", dialog)
         self._check_conditions()
 
     def _answer_dialog(self, dialog: Dialog, accept: bool, prompt_text: str | None) -> asyncio.Future[Any]:
@@ -365,7 +366,8 @@ class Tab:
 
     # ----- setup ------------------------------------------------------------------------------
 
-    async def _configure(self, waiting: bool) -> None:
+    async def configure(self, waiting: bool) -> None:
+        """Enable the domains a tab needs and let it run; called once by the Browser when the tab attaches."""
         s = self.session
         commands = [
             s.send("Page.enable"),
@@ -404,7 +406,7 @@ class Tab:
         self._add_frame_tree(s, tree, None, fill_only=True)
         self.main_frame_id = tree["frame"]["id"]
 
-    async def _attach_frame_session(self, session: CDPSession, waiting: bool) -> None:
+    async def attach_frame_session(self, session: CDPSession, waiting: bool) -> None:
         """An out-of-process iframe: configure its session like a tab's, then let it run."""
         frame_id = session.target_id
         self.frame_sessions[frame_id] = session
@@ -439,10 +441,11 @@ class Tab:
         except CDPEngineError as exc:
             log.debug("OOPIF %s setup failed: %s", frame_id, exc)
         self.dom_version += 1
-        self._emit("frame", frame_id)
+        self.emit("frame", frame_id)
         self._check_conditions()
 
-    def _on_frame_session_detached(self, session: CDPSession) -> None:
+    def frame_session_detached(self, session: CDPSession) -> None:
+        """An out-of-process frame's session went away (called by the Browser, which routes detach events)."""
         frame_id = session.target_id
         if self.frame_sessions.get(frame_id) is session:
             del self.frame_sessions[frame_id]
@@ -451,13 +454,14 @@ class Tab:
         if frame is not None and frame.session is session and frame.parent_id not in self.frames:
             del self.frames[frame_id]  # its document went away with its parent's
 
-    def _on_closed(self, reason: BaseException) -> None:
+    def mark_closed(self, reason: BaseException) -> None:
+        """The tab is gone: every wait on it fails with `reason` (called by the Browser on detach or crash)."""
         self.closed = True
         self._fail_conditions(reason)
         if not self.ready.done():
             self.ready.set_exception(reason)
             self.ready.exception()  # retrieved: nobody may be waiting for this tab any more
-        self._emit("closed", reason)
+        self.emit("closed", reason)
 
     # ----- navigation -------------------------------------------------------------------------
 
@@ -704,7 +708,7 @@ class Tab:
         """Close the tab (beforeunload is accepted by the default dialog policy)."""
         if self.closed:
             return
-        detached = self.browser._tab_closed_future(self.target_id)
+        detached = self.browser.tab_closed_future(self.target_id)
         with contextlib.suppress(CDPEngineError):
             await self.browser.connection.root.send("Target.closeTarget", {"targetId": self.target_id}, timeout=timeout)
         with contextlib.suppress(TimeoutError, CDPEngineError):
@@ -798,7 +802,8 @@ class Browser:
 
     # ----- setup ------------------------------------------------------------------------------
 
-    async def _start(self) -> None:
+    async def start(self) -> None:
+        """Discover targets and contexts and set up downloads; launch() and connect() call it once."""
         root = self.connection.root
         version, contexts, _, _, _ = await asyncio.gather(
             root.send("Browser.getVersion"),
@@ -847,7 +852,7 @@ class Browser:
         elif kind == "iframe":
             tab = self._tab_for_session(session.parent)
             if tab is not None:
-                self._spawn(tab._attach_frame_session(session, waiting))
+                self._spawn(tab.attach_frame_session(session, waiting))
             elif waiting:
                 session.send("Runtime.runIfWaitingForDebugger").add_done_callback(_quiet)
         else:
@@ -867,7 +872,7 @@ class Browser:
 
     async def _setup_tab(self, tab: Tab, waiting: bool) -> None:
         try:
-            await tab._configure(waiting)
+            await tab.configure(waiting)
         except BaseException as exc:
             if not tab.ready.done():
                 tab.ready.set_exception(exc if isinstance(exc, Exception) else CDPEngineError(str(exc)))
@@ -885,24 +890,24 @@ class Browser:
                 log.exception("tab listener failed")
         opener = tab.opener
         if opener is not None:
-            opener._emit("popup", tab)
+            opener.emit("popup", tab)
 
     def _on_detached(self, session: CDPSession) -> None:
         tab = self.tabs.get(session.target_id)
         if tab is not None and tab.session is session:
             del self.tabs[session.target_id]
-            tab._on_closed(session.closed_reason or TargetClosedError("tab closed"))
+            tab.mark_closed(session.closed_reason or TargetClosedError("tab closed"))
             closed = self._closed_tabs.pop(tab.target_id, None)
             if closed is not None and not closed.done():
                 closed.set_result(None)
             return
         owner = self._tab_for_session(session.parent)
         if owner is not None:
-            owner._on_frame_session_detached(session)
+            owner.frame_session_detached(session)
 
     def _on_connection_closed(self, reason: BaseException) -> None:
         for tab in list(self.tabs.values()):
-            tab._on_closed(reason)
+            tab.mark_closed(reason)
         for future in [*self._pending_tabs.values(), *self._closed_tabs.values()]:
             if not future.done():
                 future.set_exception(reason)
@@ -917,7 +922,8 @@ class Browser:
             if info.get("openerId") and not tab.opener_id:
                 tab.opener_id = info["openerId"]
 
-    def _tab_closed_future(self, target_id: str) -> asyncio.Future[None]:
+    def tab_closed_future(self, target_id: str) -> asyncio.Future[None]:
+        """Resolves when the tab's target is destroyed (Tab.close waits on it)."""
         future = self._closed_tabs.get(target_id)
         if future is None:
             future = asyncio.get_running_loop().create_future()
@@ -949,7 +955,7 @@ class Browser:
         self.downloads[download.id] = download
         self._emit_download(download)
         if tab is not None:
-            tab._emit("download", download)
+            tab.emit("download", download)
 
     def _on_download_progress(self, params: dict[str, Any]) -> None:
         download = self.downloads.get(params["guid"])
@@ -974,7 +980,7 @@ class Browser:
         self._emit_download(download)
         tab = self.tabs.get(download.tab_id or "")
         if tab is not None:
-            tab._emit("download", download)
+            tab.emit("download", download)
 
     def on_download(self, listener: Callable[[Download], None]) -> Callable[[], None]:
         """listener(download) when any download begins and when its state changes (completed or canceled:
@@ -1179,7 +1185,7 @@ def launch(
                 viewport_size=window_size,
                 tab_class=tab_class,
             )
-            await browser._start()
+            await browser.start()
         except BaseException:
             with contextlib.suppress(Exception):
                 await process.transport.close()
@@ -1217,7 +1223,7 @@ def connect(
             downloads_dir=downloads_dir,
             tab_class=tab_class,
         )
-        await browser._start()
+        await browser.start()
         return browser
 
     return Starter(start)
