@@ -1043,9 +1043,10 @@ async def test_style_verification_recovers_from_a_lost_isolated_world(tab: cdp_e
     html = """<div style="position:relative;height:40px"><button>Glass</button>
                 <div style="position:absolute;inset:0;pointer-events:none;background:rgba(0,0,0,.1)"></div></div>"""
     await tab.goto(site.add(path("lostworld"), page(html)))
-    capturer = tab.element_index.capturer
+    worlds = tab.element_index.capturer.worlds
     key = (tab.main_frame_id, tab.frames[tab.main_frame_id].loader_id)
-    capturer._worlds[key] = 987654  # a context id Chromium never issued
+    await worlds.context(tab.main_frame_id)
+    worlds._worlds[key] = (tab.session, 987654)  # a context id Chromium never issued (no public way to lose one)
     st = await state(tab)
     assert "Glass" in texts(st), "the pointer-events:none cover was verified in a fresh world"
     assert tab.last_timings["verified"] > 0
