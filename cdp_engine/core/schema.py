@@ -32,6 +32,7 @@ __all__ = [
     "raw_schemas",
     "schema_names",
     "schemas_dir",
+    "tool_schema",
     "validate",
     "validator",
 ]
@@ -790,24 +791,23 @@ def _failure(err: _Err, root: str) -> Failure:
 class Validator:
     """A compiled schema with structured failures; the one way surfaces validate their parameters.
 
-    `schema` is a schema object or a reference into the protocol's schema files, e.g.
-    ``"browser-toolset.json#/$defs/navigate"`` (relative to their common base). With
-    ``tool_input=True`` the tool-input conventions apply: an explicit null means the field is omitted,
-    and failures come unexpected fields first, then field by field in the schema's order.
+    `schema` is a schema document (it may $ref the protocol's schema files); `pointer` picks a
+    subschema of it, e.g. ``"/members/navigate"``. With ``tool_input=True`` the tool-input conventions
+    apply: an explicit null means the field is omitted, and failures come unexpected fields first,
+    then field by field in the schema's order.
     """
 
-    def __init__(self, schema: dict[str, Any] | str, *, tool_input: bool = False, name: str = "input") -> None:
+    def __init__(
+        self, schema: dict[str, Any], *, pointer: str = "", tool_input: bool = False, name: str = "input"
+    ) -> None:
         _load()
         documents = {urldefrag(d["$id"])[0]: d for d in _raw.values()}
-        if isinstance(schema, str):
-            file, _, fragment = schema.partition("#")
-            base = urldefrag(next(iter(_raw.values()))["$id"])[0]
-            uri = urljoin(base, file) + (f"#{fragment}" if fragment else "")
-        else:
-            uri = urldefrag(schema.get("$id") or f"urn:cdp-engine:inline:{id(schema)}")[0]
-            documents[uri] = schema
+        base = urldefrag(schema.get("$id") or f"urn:cdp-engine:inline:{id(schema)}")[0]
+        documents[base] = schema
         self.name = name
-        self._check = _Compiler(documents, tool_input=tool_input).ref(uri)
+        self._compiler = _Compiler(documents, tool_input=tool_input)
+        self._uri = f"{base}#{pointer}" if pointer else base
+        self._check = self._compiler.ref(self._uri)
 
     def is_valid(self, instance: Any) -> bool:
         return self._check is None or self._check(instance) is None
@@ -820,6 +820,43 @@ class Validator:
     def messages(self, instance: Any) -> list[str]:
         """The core's own texts for the failures."""
         return list(dict.fromkeys(f.message for f in self.failures(instance)))
+
+    def integers(self, instance: Any) -> Any:
+        """A valid instance with integral floats (valid JSON integers, such as 2.0) as ints where the schema
+        says integer, so surfaces can use them as counts and keys; other values are returned as they are."""
+        compiler = self._compiler
+        schema, base = compiler.target(compiler.resolve(self._uri), urldefrag(self._uri)[0])
+        return self._ints(schema, base, instance)
+
+    def _ints(self, schema: Any, base: str, v: Any) -> Any:
+        schema, base = self._compiler.target(schema, base)
+        if not isinstance(schema, dict):
+            return v
+        if type(v) is float and schema.get("type") == "integer":
+            return int(v)
+        for key in ("oneOf", "anyOf"):
+            for alt in schema.get(key, ()):
+                check = self._compiler.compile(alt, base)
+                if check is None or check(v) is None:
+                    return self._ints(alt, base, v)
+        if isinstance(v, dict) and "properties" in schema:
+            props = schema["properties"]
+            return {k: self._ints(props[k], base, x) if k in props else x for k, x in v.items()}
+        if isinstance(v, list) and "items" in schema:
+            return [self._ints(schema["items"], base, x) for x in v]
+        return v
+
+
+def tool_schema(name: str) -> dict[str, Any]:
+    """A surface's tool input schemas, from the protocol's schemas/tools/<name>.json (e.g. browser-toolset)."""
+    path = schemas_dir() / "tools" / f"{name}.json"
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SchemaError(f"tool schema {name!r} not readable: {exc}") from None
+    if not isinstance(doc, dict) or "$id" not in doc:
+        raise SchemaError(f"tools/{name}.json has no $id")
+    return doc
 
 
 def failures(schema_name: str, instance: Any) -> list[Failure]:
