@@ -1042,3 +1042,13 @@ async def test_huge_and_integral_numbers(s: Surface, site: Any) -> None:
         assert env["message"] == f"Invalid arguments: {text}." and env["operation"]["outcome"] == "not_started", env
     assert await s.ok("browser_mouse_move_xy", x=1e6, y=5) == {"moved_to": [1e6, 5]}
     assert await s.ok("browser_mouse_click_xy", x=5, y=5, click_count=2.0) == {"clicked_at": [5, 5], "button": "left"}
+
+
+def test_published_tool_schemas_match_the_signatures() -> None:
+    """protocol/schemas/tools/mcp-tools.json is exactly what tools/list advertises (regenerate it when a tool
+    signature changes: {name: REGISTRY[name].schema} under "tools")."""
+    from cdp_engine.core import schema
+    from cdp_engine.mcp_server.registry import REGISTRY
+
+    published = schema.tool_schema("mcp-tools")["tools"]
+    assert published == {name: REGISTRY[name].schema for name in sorted(REGISTRY)}
