@@ -199,10 +199,6 @@ class ElementIndex:
         except CDPEngineError:
             return None
 
-    async def _fingerprint(self, element: Element) -> tuple[Any, ...] | None:
-        """What the element looks like now (tag, aria-label, name, type, text); None once removed."""
-        return await DOM_LOOK.read(element)
-
     def _check_usable(self, element: Element, index: int) -> None:
         if element.disabled:
             raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {index} ({element.tag}) is disabled.")
