@@ -101,6 +101,8 @@ class _AxLook:
 
     async def read(self, node: NodeHandle) -> tuple[Any, ...] | None:
         session = node.session
+        ax: dict[str, Any] | BaseException
+        resolved: dict[str, Any] | BaseException
         ax, resolved = await asyncio.gather(
             session.send(
                 "Accessibility.getPartialAXTree", {"backendNodeId": node.backend_node_id, "fetchRelatives": False}

@@ -78,7 +78,11 @@ class Worlds:
         pending = self._pending.get(key)
         if pending is None:
             pending = self._pending[key] = asyncio.ensure_future(self._create(key))
-            pending.add_done_callback(lambda _f, key=key: self._pending.pop(key, None))
+
+            def done(_f: asyncio.Future[int | None], key: tuple[str, str] = key) -> None:
+                self._pending.pop(key, None)
+
+            pending.add_done_callback(done)
         return await asyncio.shield(pending)
 
     def pending(self, frame_id: str) -> bool:

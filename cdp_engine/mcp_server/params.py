@@ -12,7 +12,8 @@ import inspect
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, Literal, get_args, get_origin
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 from ..core.schema import Failure, Validator
 from .envelope import ToolError
@@ -21,15 +22,18 @@ _JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", b
 COORDINATE_LIMIT = 1_000_000_000  # CSS px; Chromium stops answering input at absurd ones (1e300)
 
 
-class Coordinate(float):
-    """A CSS-pixel coordinate or distance argument: a finite number within ±COORDINATE_LIMIT.
 
-    Only a type hint (arguments stay plain numbers): it gives the schema its bounds.
-    """
 
-    @classmethod
-    def json_schema(cls) -> dict[str, Any]:
-        return {"type": "number", "minimum": -COORDINATE_LIMIT, "maximum": COORDINATE_LIMIT}
+@dataclass(frozen=True)
+class Bounds:
+    """Type-hint metadata: the argument's inclusive minimum and maximum, added to its schema."""
+
+    minimum: float
+    maximum: float
+
+
+# A CSS-pixel coordinate or distance argument: a finite number within ±COORDINATE_LIMIT.
+Coordinate = Annotated[float, Bounds(-COORDINATE_LIMIT, COORDINATE_LIMIT)]
 
 
 
@@ -40,6 +44,12 @@ def type_schema(hint: Any) -> dict[str, Any]:
     if hint in _JSON_TYPES:
         return {"type": _JSON_TYPES[hint]}
     origin = get_origin(hint)
+    if origin is Annotated:
+        schema = type_schema(get_args(hint)[0])
+        for meta in hint.__metadata__:
+            if isinstance(meta, Bounds):
+                schema = {**schema, "minimum": meta.minimum, "maximum": meta.maximum}
+        return schema
     if origin is Literal:
         values = list(get_args(hint))
         kind = _JSON_TYPES.get(type(values[0]), "string")
@@ -68,7 +78,7 @@ def signature_schema(
     prepend: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The object schema of a function's parameters after the first `skip` (the context)."""
-    hints = typing.get_type_hints(func)
+    hints = typing.get_type_hints(func, include_extras=True)
     properties: dict[str, Any] = {}
     required: list[str] = []
     for name, schema in (prepend or {}).items():
@@ -125,7 +135,8 @@ def _bound(f: Failure) -> str:
 
 def message(f: Failure) -> str:
     """One failure in MCP's words."""
-    kind = f.schema.get("type") if isinstance(f.schema.get("type"), str) else "value"
+    declared = f.schema.get("type")
+    kind = declared if isinstance(declared, str) else "value"
     return MESSAGES.get(f.kind, DEFAULT_MESSAGE).format(
         where=_where(f.path),
         article="an" if kind[0] in "aeiou" else "a",
@@ -141,8 +152,8 @@ def problem(arguments: dict[str, Any], schema: dict[str, Any]) -> str | None:
     found = _validator(schema).failures(arguments)
     if not found:
         return None
-    order = {k: i for i, k in enumerate(arguments)}
-    required = {k: i for i, k in enumerate(schema.get("required", ()))}
+    order: dict[str | int, int] = {k: i for i, k in enumerate(arguments)}
+    required: dict[str | int, int] = {k: i for i, k in enumerate(schema.get("required", ()))}
 
     def rank(f: Failure) -> tuple[int, int]:
         top = _RANK.get(f.kind, 2) if len(f.path) == 1 else 2
