@@ -8,7 +8,8 @@
 
 from .cdp.connection import CDPSession, Connection
 from .cdp.launcher import find_chromium
-from .core.browser import Browser, BrowserContext, Dialog, Download, Frame, Response, Tab
+from .core.browser import Browser, BrowserContext, Tab
+from .core.records import Dialog, Download, Frame, Response
 from .errors import (
     BrowserNotFoundError,
     CDPEngineError,

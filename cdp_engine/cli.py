@@ -80,13 +80,14 @@ def _mcp(args: argparse.Namespace) -> int:
 
 
 async def _state(url: str, screenshot: str, wait_until: str) -> None:
+    from .index.element_index import ElementIndex
     from .index.tab import launch
 
     async with launch() as browser:
         tab = await browser.new_tab()
         await tab.goto(url, wait_until=wait_until)  # type: ignore[arg-type]
         shot: bool | str = False if screenshot == "none" else screenshot
-        state = await tab.state(screenshot=shot)
+        state = await ElementIndex.of(tab).state(screenshot=shot)
         sys.stdout.buffer.write(orjson.dumps(state, option=orjson.OPT_INDENT_2) + b"\n")
         print(orjson.dumps(tab.last_timings).decode(), file=sys.stderr)
 

@@ -15,6 +15,7 @@ import orjson
 from aiohttp import web
 
 from .index.actions import IdempotencyGuard, find_element
+from .index.element_index import ElementIndex
 from .index.tab import launch
 
 LOGIN = """<!doctype html><html><head><title>Acme login</title></head><body>
@@ -98,14 +99,14 @@ async def run_demo(*, headless: bool = True, out: Any = sys.stdout) -> dict[str,
         async with launch(headless=headless) as browser:
             print(f"launched Chromium {browser.version.get('product', '')} in {(time.perf_counter() - t0) * 1000:.0f} ms", file=out)
             tab = await browser.new_tab()
-            state = await tab.act({"action": "navigate", "url": url}, screenshot=False)
+            state = await ElementIndex.of(tab).act({"action": "navigate", "url": url}, screenshot=False)
             print(f"navigate {url}: {_timing(tab.last_timings)}", file=out)
             for step in range(1, 11):
                 action = _policy(state)
                 if not guard.check(state["state_hash"], action):
                     action = {"action": "fail_task", "message": "Would repeat an action on an unchanged state."}
                 guard.record(state["state_hash"], action)
-                state = await tab.act(action, screenshot=False)
+                state = await ElementIndex.of(tab).act(action, screenshot=False)
                 error = state.get("error")
                 print(
                     f"step {step}: {orjson.dumps(action).decode()} -> {tab.url} "
@@ -117,7 +118,7 @@ async def run_demo(*, headless: bool = True, out: Any = sys.stdout) -> dict[str,
                     print(f"{action['action']}: {action['message']}", file=out)
                     break
             cached_t = time.perf_counter()
-            await tab.state(screenshot=False)
+            await ElementIndex.of(tab).state(screenshot=False)
             print(f"unchanged page state again: {(time.perf_counter() - cached_t) * 1000:.1f} ms (cached)", file=out)
             print("final page content:\n" + state["page_content"], file=out)
             return state

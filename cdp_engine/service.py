@@ -163,7 +163,7 @@ async def _state(request: web.Request) -> web.Response:
     async with service.lock:
         tab = await service.tab()
         tab.last_timings = {}
-        state = await tab.state(screenshot=screenshot)
+        state = await ElementIndex.of(tab).state(screenshot=screenshot)
         return _json(state, headers=_timings_header(tab))
 
 
@@ -175,7 +175,7 @@ async def _action(request: web.Request) -> web.Response:
         tab = await service.tab()
         tab.last_timings = {}  # a failed action captures nothing: an empty header rather than stale phases
         t0 = time.perf_counter()
-        state = await tab.act(body, screenshot=screenshot)
+        state = await ElementIndex.of(tab).act(body, screenshot=screenshot)
         headers = _timings_header(tab)
     error = state.get("error")
     # The protocol reports action failures in the state (200); a request that is not a valid action is

@@ -1043,11 +1043,41 @@ async def test_style_verification_recovers_from_a_lost_isolated_world(tab: cdp_e
     html = """<div style="position:relative;height:40px"><button>Glass</button>
                 <div style="position:absolute;inset:0;pointer-events:none;background:rgba(0,0,0,.1)"></div></div>"""
     await tab.goto(site.add(path("lostworld"), page(html)))
-    capturer = tab.element_index.capturer
+    worlds = tab.element_index.capturer.worlds
     key = (tab.main_frame_id, tab.frames[tab.main_frame_id].loader_id)
-    capturer._worlds[key] = 987654  # a context id Chromium never issued
+    await worlds.context(tab.main_frame_id)
+    worlds._worlds[key] = (tab.session, 987654)  # a context id Chromium never issued (no public way to lose one)
     st = await state(tab)
     assert "Glass" in texts(st), "the pointer-events:none cover was verified in a fresh world"
     assert tab.last_timings["verified"] > 0
     await tab.evaluate("document.body.append('changed')")
     assert "Glass" in texts(await state(tab)), "and the next capture has a working world again"
+
+
+async def test_action_validation_non_finite_huge_wrong_missing_extra(tab: cdp_engine.Tab, site: Any) -> None:
+    """The one validator (core.schema against protocol/schemas/action.json) in the protocol's words: NaN and the
+    infinities are not numbers (ACTION_VALIDATION_FAILED, like a wrong type, a missing or an extra field); a huge
+    index is simply not in the index; a huge scroll scrolls to the end; nothing else happens on a failure."""
+    before = await open_page(tab, site, '<button onclick="clicks++">Go</button><div style="height:3000px"></div>'
+                             "<script>window.clicks = 0</script>")
+    nan, inf = float("nan"), float("inf")
+    refused = [
+        ({"action": "click_element", "element_index": nan}, "click_element: element_index must be an integer >= 1, got NaN"),
+        ({"action": "click_element", "element_index": inf}, "click_element: element_index must be an integer >= 1, got Infinity"),
+        ({"action": "scroll", "direction": "down", "pixels": -inf}, "scroll: pixels must be an integer >= 1, got -Infinity"),
+        ({"action": "click_element", "element_index": "1"}, "click_element: element_index must be an integer >= 1, got '1'"),
+        ({"action": "click_element", "element_index": True}, "click_element: element_index must be an integer >= 1, got true"),
+        ({"action": "input_text", "element_index": 1}, "input_text: missing required field 'text'"),
+        ({"action": "click_element", "element_index": 1, "extra": 1}, "click_element: unexpected field 'extra'"),
+        ({"element_index": 1}, "action: missing required field 'action'"),
+    ]  # fmt: skip
+    for action, message in refused:
+        failed = await act(tab, action)
+        assert_error(before, failed, "ACTION_VALIDATION_FAILED", action)
+        assert failed["error"]["message"] == message
+    huge = {"action": "click_element", "element_index": 10**30}
+    failed = await act(tab, huge)
+    assert_error(before, failed, "INVALID_ELEMENT_INDEX", huge)
+    assert await tab.evaluate("clicks") == 0
+    scrolled = await act(tab, {"action": "scroll", "direction": "down", "pixels": 10**30})
+    assert "error" not in scrolled and await tab.evaluate("scrollY") > 0

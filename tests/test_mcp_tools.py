@@ -978,3 +978,79 @@ def test_every_tool_and_error_type_was_exercised() -> None:
     assert names - CALLED == set()
     # dialog_not_present is reserved upstream: tools report modal_state_blocked instead (reference §3).
     assert ERROR_TYPES - ERRORS - {"dialog_not_present"} == set()
+
+
+# ----- parameter validation: core.schema failures in MCP's words ---------------------------------
+
+
+NON_FINITE = (float("nan"), float("inf"), float("-inf"))
+
+
+async def test_non_finite_coordinates_are_invalid_params_not_started(s: Surface, site: Any) -> None:
+    """NaN and the infinities are not JSON numbers: refused before anything runs, naming the argument."""
+    await s.ok("browser_navigate", url=add(site, "/finite", "<p>x</p>"))
+    calls: list[tuple[str, dict[str, Any], str]] = []
+    for bad in NON_FINITE:
+        calls += [
+            ("browser_mouse_move_xy", {"x": bad, "y": 1}, "x"),
+            ("browser_mouse_click_xy", {"x": 1, "y": bad}, "y"),
+            ("browser_mouse_drag_xy", {"from_x": 1, "from_y": 1, "to_x": bad, "to_y": 1}, "to_x"),
+            ("browser_mouse_wheel", {"delta_y": bad}, "delta_y"),
+        ]
+    for tool, args, where in calls:
+        env = await s.err(tool, "invalid_params", **args)
+        assert env["operation"]["outcome"] == "not_started", env
+        assert env["message"] == f"Invalid arguments: '{where}' must be a finite number.", env
+
+
+async def test_argument_validation_messages(s: Surface) -> None:
+    """Each failure kind keeps MCP's exact text: wrong type, missing, unexpected, enum, bound, nested."""
+    cases: list[tuple[str, dict[str, Any], str]] = [
+        ("browser_navigate", {"url": 5}, "'url' must be a string, not int"),
+        ("browser_navigate", {"url": True}, "'url' must be a string, not bool"),
+        ("browser_navigate", {}, "missing required argument 'url'"),
+        ("browser_navigate", {"url": None}, "missing required argument 'url'"),
+        ("browser_navigate", {"url": "about:blank", "bogus": 1}, "unexpected argument 'bogus'"),
+        ("browser_navigate", {"bogus": None}, "unexpected argument 'bogus'"),
+        ("browser_mouse_move_xy", {"x": "1", "y": 2}, "'x' must be a number, not str"),
+        ("browser_mouse_move_xy", {"x": True, "y": 2}, "'x' must be a number, not bool"),
+        ("browser_mouse_down", {"button": "side"}, "'button' must be one of 'left', 'right', 'middle'"),
+        ("browser_press_key", {"key": "a", "wait_for": {"kind": "response", "status": 99}}, "'wait_for.status' must be at least 100"),
+        ("browser_press_key", {"key": "a", "wait_for": {"kind": "response", "status": 600}}, "'wait_for.status' must be at most 599"),
+        ("browser_press_key", {"key": "a", "wait_for": {"kind": "nope"}}, "'wait_for.kind' must be one of 'response', 'url', 'element', 'text', 'popup', 'download'"),
+        ("browser_press_key", {"key": "a", "wait_for": {"kind": "url", "extra": 1}}, "unexpected argument 'wait_for.extra'"),
+        ("browser_press_key", {"key": "a", "wait_for": {"url": "x"}}, "missing required argument 'wait_for.kind'"),
+        ("browser_press_key", {"key": "a", "wait_for": {"kind": "response", "status": float("nan")}}, "'wait_for.status' must be a finite number"),
+        ("browser_mouse_click_xy", {"x": 1, "y": 1, "click_count": 1.5}, "'click_count' must be an integer, not float"),
+        ("browser_fill_form", {"fields": "x"}, "'fields' must be an array, not str"),
+    ]
+    for tool, args, text in cases:
+        env = await s.err(tool, "invalid_params", **args)
+        assert env["message"] == f"Invalid arguments: {text}.", (tool, args, env["message"])
+        assert env["operation"]["outcome"] == "not_started"
+
+
+async def test_huge_and_integral_numbers(s: Surface, site: Any) -> None:
+    """Absurd coordinates (Chromium stops answering input at 1e300) are refused by the schema's bounds, before
+    anything runs; a coordinate within them works, and 2.0 is the integer 2."""
+    await s.ok("browser_navigate", url=add(site, "/huge", "<p>x</p>"))
+    for tool, args, text in [
+        ("browser_mouse_move_xy", {"x": 1e300, "y": 1}, "'x' must be at most 1000000000"),
+        ("browser_mouse_move_xy", {"x": 1, "y": -1e300}, "'y' must be at least -1000000000"),
+        ("browser_mouse_wheel", {"delta_x": 10**30}, "'delta_x' must be at most 1000000000"),
+        ("browser_mouse_drag_xy", {"from_x": 1, "from_y": 1, "to_x": 1, "to_y": 2e9}, "'to_y' must be at most 1000000000"),
+    ]:
+        env = await s.err(tool, "invalid_params", **args)
+        assert env["message"] == f"Invalid arguments: {text}." and env["operation"]["outcome"] == "not_started", env
+    assert await s.ok("browser_mouse_move_xy", x=1e6, y=5) == {"moved_to": [1e6, 5]}
+    assert await s.ok("browser_mouse_click_xy", x=5, y=5, click_count=2.0) == {"clicked_at": [5, 5], "button": "left"}
+
+
+def test_published_tool_schemas_match_the_signatures() -> None:
+    """protocol/schemas/tools/mcp-tools.json is exactly what tools/list advertises (regenerate it when a tool
+    signature changes: {name: REGISTRY[name].schema} under "tools")."""
+    from cdp_engine.core import schema
+    from cdp_engine.mcp_server.registry import REGISTRY
+
+    published = schema.tool_schema("mcp-tools")["tools"]
+    assert published == {name: REGISTRY[name].schema for name in sorted(REGISTRY)}

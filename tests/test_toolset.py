@@ -1357,3 +1357,50 @@ def test_works_without_anthropic() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
     )
     assert "pip install 'cdp-engine[anthropic]'" in out.stdout
+
+
+NAN, INF = float("nan"), float("inf")
+
+
+async def test_validation_non_finite_huge_and_integral_numbers(ts: BrowserToolset) -> None:
+    """core.schema checks the members' schemas (protocol/schemas/tools/browser-toolset.json): NaN and the
+    infinities are never numbers, absurd coordinates are out of range, 2.0 is the integer 2; each with the
+    toolset's invalid-input text, values never echoed."""
+    point = {"type": "coordinate", "x": 1, "y": 1}
+    cases: list[tuple[str, dict[str, Any], str]] = [
+        ("wait", {"duration": NAN}, "duration must be a number"),
+        ("wait", {"duration": INF}, "duration must be a number"),
+        ("hold_key", {"text": "a", "duration": -INF}, "duration must be a number"),
+        ("left_click", {"target": {"type": "coordinate", "x": NAN, "y": 1}}, "target.x must be an integer"),
+        ("mouse_move", {"target": {"type": "coordinate", "x": 1, "y": INF}}, "target.y must be an integer"),
+        ("form_input", {"target": {"type": "ref", "ref": "ref_1"}, "value": NAN}, "value must be a string, a number or a boolean"),
+        ("zoom", {"region": [0, 0, NAN, 10]}, "region must be a list of four integers [x0, y0, x1, y1]"),
+        ("left_click", {"target": {"type": "coordinate", "x": 10**300, "y": 1}}, "target.x must be between -1000000000 and 1000000000"),
+        ("hover", {"target": {"type": "coordinate", "x": 1, "y": -(10**12)}}, "target.y must be between -1000000000 and 1000000000"),
+        ("wait", {"duration": 1e308}, "duration must be between 0 and 30"),
+        ("scroll", {"target": point, "scroll_direction": "up", "scroll_amount": 10**30}, "scroll_amount must be between 1 and 10"),
+        ("left_click", {"target": "ref_1"}, "target must be an object"),
+        ("left_click", {"target": {"x": 1, "y": 1}}, "target.type must be 'coordinate' or 'ref'"),
+        ("scroll", {"target": point, "scroll_direction": "up", "scroll_amount": 2.5}, "scroll_amount must be an integer"),
+        ("navigate", {"url": "https://e.com", "tab_id": 7}, "tab_id must be a string"),
+        ("navigate", {"url": "https://e.com", "\x00" * 3: 1}, "… is not a field of this member"),
+    ]  # fmt: skip
+    for name, inp, expected in cases:
+        message = await fail(ts, name, **inp)
+        assert message == f"Error: invalid input for {name}: {expected}.", (name, message)
+    # A whole float is an integer (JSON Schema and the SDK's model agree), handed on as an int.
+    from cdp_engine.toolset.inputs import validate
+
+    checked = validate("scroll", {"target": {"type": "coordinate", "x": 3.0, "y": 4}, "scroll_direction": "up", "scroll_amount": 2.0})
+    assert checked["scroll_amount"] == 2 and type(checked["scroll_amount"]) is int
+    assert checked["target"] == {"type": "coordinate", "x": 3, "y": 4} and type(checked["target"]["x"]) is int
+
+
+def test_member_schemas_are_data() -> None:
+    """Every member's input schema is in the protocol's tool schemas, and nothing else is."""
+    from cdp_engine.core import schema
+
+    doc = schema.tool_schema("browser-toolset")
+    assert set(doc["members"]) == set(MEMBER_NAMES)
+    for member in doc["members"].values():
+        assert member["type"] == "object" and member["additionalProperties"] is False

@@ -15,7 +15,6 @@ import itertools
 import logging
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -33,6 +32,7 @@ from ..errors import (
 )
 from . import files
 from .lifecycle import LifecycleWatcher, WaitUntil, check_wait_until
+from .records import Dialog, Download, Frame, Response
 
 log = logging.getLogger("cdp_engine")
 
@@ -60,61 +60,6 @@ def is_browser_ui_url(url: str) -> bool:
     if scheme == "view-source":
         return is_browser_ui_url(text.split(":", 1)[1])
     return scheme in BROWSER_UI_SCHEMES
-
-
-@dataclass
-class Frame:
-    """A frame of a tab; `session` is the CDP session that owns its document (differs for OOPIFs)."""
-
-    id: str
-    parent_id: str | None
-    session: CDPSession
-    url: str = ""
-    name: str = ""
-    loader_id: str = ""
-    lifecycle: set[str] = field(default_factory=set)
-
-
-@dataclass
-class Dialog:
-    """A JavaScript dialog the page opened, and what happened to it."""
-
-    type: str
-    message: str
-    default_prompt: str
-    url: str
-    frame_id: str | None = None
-    handled: bool = False
-    accepted: bool | None = None
-    prompt_text: str | None = None
-    session: CDPSession | None = field(default=None, repr=False)
-
-
-@dataclass
-class Download:
-    """A file download: id is Chromium's guid; path and size are set once it completes."""
-
-    id: str
-    url: str
-    suggested_filename: str
-    state: str = "inProgress"
-    path: str | None = None
-    size: int | None = None
-    received_bytes: int = 0
-    total_bytes: int = 0
-    frame_id: str | None = None
-    tab_id: str | None = None
-
-
-@dataclass
-class Response:
-    """What goto() learned about the main document."""
-
-    url: str
-    status: int | None
-    loader_id: str | None
-    same_document: bool = False
-    dialog: bool = False  # a held dialog ended the wait before the lifecycle point
 
 
 class _Condition:
@@ -718,6 +663,11 @@ class Tab:
     @property
     def opener(self) -> Tab | None:
         return self.browser.tabs.get(self.opener_id) if self.opener_id else None
+
+    @property
+    def navigation_timeout(self) -> float:
+        """The browser's default deadline for navigations (launch(navigation_timeout=...))."""
+        return self.browser.navigation_timeout
 
     def __repr__(self) -> str:
         return f"<Tab {self.target_id[:8]} {self.url}>"

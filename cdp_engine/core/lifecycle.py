@@ -19,12 +19,11 @@ import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
+from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError, NavigationTimeoutError, TargetClosedError
-
-if TYPE_CHECKING:
-    from .browser import Tab
+from .records import Dialog, Frame
 
 __all__ = [
     "LIFECYCLE_NAMES",
@@ -34,6 +33,29 @@ __all__ = [
     "is_loaded",
     "wait_loaded",
 ]
+
+
+
+class Tab(Protocol):
+    """What a watcher needs of a tab (core.browser.Tab is one); a Protocol, so that the tab's module can
+    use the watcher without this module importing it back."""
+
+    session: CDPSession
+    url: str
+    target_id: str
+    main_frame_id: str
+    frames: dict[str, Frame]
+    pending_dialog: Dialog | None
+    closed: bool
+    crashed: bool
+
+    @property
+    def navigation_timeout(self) -> float: ...
+
+    async def wait_for_condition(self, predicate: Callable[[], bool], timeout: float) -> None: ...
+
+    def check_conditions(self) -> None: ...
+
 
 WaitUntil = Literal["commit", "domcontentloaded", "load", "networkidle", "networkalmostidle"]
 # The wait names callers use, mapped to the Page.lifecycleEvent names Chromium sends.
@@ -189,7 +211,7 @@ class LifecycleWatcher:
         """
         check_wait_until(wait_until)
         tab = self.tab
-        timeout = tab.browser.navigation_timeout if timeout is None else timeout
+        timeout = tab.navigation_timeout if timeout is None else timeout
         t0 = time.perf_counter()
         result = LifecycleResult()
 

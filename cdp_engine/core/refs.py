@@ -4,28 +4,33 @@ A ref names one DOM node: (frame session, frame id, document loaderId, backendNo
 the role and name it had when handed out. Refs are per tab, numbered from a counter that
 never goes back, and the same node keeps its ref until its document goes away. Resolving a
 ref proves the node is still that element: same session alive, same document, node still
-connected, same role and name; otherwise StaleRefError says why, and nothing is acted on.
+connected, same role and name (the one check in core.identity); otherwise StaleRefError says
+why, and nothing is acted on.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError
+from .identity import AX_LOOK, Verdict, ax_name, ax_role, verify
 
 if TYPE_CHECKING:
     from .browser import Tab
+
+__all__ = ["NodeRef", "RefRegistry", "StaleRefError", "ax_name", "ax_role", "stale_reason"]
 
 
 class StaleRefError(CDPEngineError):
     """The ref is unknown, or its element is gone or is no longer the element it named."""
 
-    def __init__(self, ref: str, reason: str) -> None:
+    def __init__(self, ref: str, reason: str, verdict: Verdict | None = None) -> None:
         super().__init__(f"{ref}: {reason}")
         self.ref = ref
         self.reason = reason
+        self.verdict = verdict  # the identity check's answer (None for an unknown ref)
 
 
 @dataclass(frozen=True)
@@ -89,60 +94,31 @@ class RefRegistry:
         self._by_node.clear()
 
     async def resolve(self, ref: str, *, check_identity: bool = True) -> NodeRef:
-        """The node a ref names, proven to be the same element still; StaleRefError otherwise."""
+        """The node a ref names, proven to be the same element still (core.identity); StaleRefError otherwise."""
         node = self._refs.get(ref)
         if node is None:
             raise StaleRefError(ref, "unknown ref")
-        if node.session.closed:
-            raise StaleRefError(ref, "its frame is gone")
-        frame = self.tab.frames.get(node.frame_id)
-        if frame is None or frame.loader_id != node.loader_id:
-            raise StaleRefError(ref, "the page navigated since the ref was handed out")
-        if not check_identity:
-            return node
-        try:
-            result = await node.session.send(
-                "Accessibility.getPartialAXTree", {"backendNodeId": node.backend_node_id, "fetchRelatives": False}
-            )
-        except CDPEngineError:
-            raise StaleRefError(ref, "the element was removed from the page") from None
-        nodes = result.get("nodes") or []
-        if not nodes:
-            raise StaleRefError(ref, "the element was removed from the page")
-        role, name = ax_role(nodes[0]), ax_name(nodes[0])
-        if (role, name) != (node.role, node.name):
-            raise StaleRefError(ref, f"the element changed (was {node.role} {node.name!r}, now {role} {name!r})")
-        connected = await _is_connected(node)
-        if not connected:
-            raise StaleRefError(ref, "the element was removed from the page")
+        if check_identity:
+            verdict = await verify(self.tab, node, (node.role, node.name), AX_LOOK)
+        else:
+            verdict = await verify(self.tab, node)
+        if not verdict.same:
+            raise StaleRefError(ref, stale_reason(verdict), verdict)
         return node
 
 
-async def _is_connected(node: NodeRef) -> bool:
-    try:
-        resolved = await node.session.send("DOM.resolveNode", {"backendNodeId": node.backend_node_id})
-    except CDPEngineError:
-        return False
-    object_id = resolved["object"]["objectId"]
-    try:
-        result = await node.session.send(
-            "Runtime.callFunctionOn",
-            {"objectId": object_id, "functionDeclaration": "function() { return this.isConnected; }", "returnByValue": True},
-        )
-    except CDPEngineError:
-        return False
-    finally:
-        node.session.send("Runtime.releaseObject", {"objectId": object_id}).add_done_callback(
-            lambda f: f.cancelled() or f.exception()
-        )
-    return bool(result.get("result", {}).get("value"))
+# The refs' words for each identity verdict (both ref surfaces map these texts further).
+STALE_REASONS: dict[str, str] = {
+    "frame_closed": "its frame is gone",
+    "frame_detached": "the page navigated since the ref was handed out",
+    "navigated": "the page navigated since the ref was handed out",
+    "removed": "the element was removed from the page",
+}
 
 
-def ax_role(node: dict[str, Any]) -> str:
-    role = node.get("role") or {}
-    return str(role.get("value") or "")
-
-
-def ax_name(node: dict[str, Any]) -> str:
-    name = node.get("name") or {}
-    return " ".join(str(name.get("value") or "").split())
+def stale_reason(verdict: Verdict) -> str:
+    """The StaleRefError reason for a failed verdict."""
+    if verdict.reason == "changed" and verdict.was and verdict.now:
+        (was_role, was_name), (role, name) = verdict.was, verdict.now
+        return f"the element changed (was {was_role} {was_name!r}, now {role} {name!r})"
+    return STALE_REASONS.get(verdict.reason, "the element changed")

@@ -13,19 +13,26 @@ else is reported about it. A schema using a keyword outside the subset raises ``
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
 __all__ = [
+    "FAILURE_KINDS",
+    "Failure",
     "SchemaError",
+    "Validator",
+    "failures",
     "is_valid",
     "raw_schemas",
     "schema_names",
     "schemas_dir",
+    "tool_schema",
     "validate",
     "validator",
 ]
@@ -38,12 +45,21 @@ class SchemaError(Exception):
 class _Err:
     """One failure; paths are built innermost-first as it bubbles up, so valid input allocates nothing."""
 
-    __slots__ = ("expected", "got", "label", "path", "text")
+    __slots__ = ("expected", "got", "kind", "label", "path", "schema", "text")
 
-    def __init__(self, text: str | None = None, expected: str | None = None, got: Any = None) -> None:
+    def __init__(
+        self,
+        text: str | None = None,
+        expected: str | None = None,
+        got: Any = None,
+        kind: str = "value",
+        schema: Any = None,
+    ) -> None:
         self.text = text  # object-level failure ("missing required field 'x'"), or None
         self.expected = expected  # value-level failure: what the value must be
         self.got = got
+        self.kind = kind  # see Failure.kind; "value" is refined from the schema when a Failure is made
+        self.schema = schema  # the (sub)schema that failed, for Failure
         self.path: list[str | int] = []
         self.label: str | None = None  # discriminator value of the branch that failed, e.g. "input_text"
 
@@ -113,7 +129,8 @@ def _is_integer(v: Any) -> bool:
 
 
 def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    # NaN and the infinities are not JSON numbers (JSON cannot write them): never valid as a number.
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and (type(v) is int or math.isfinite(v))
 
 
 _TYPE_PRED: dict[str, _Pred] = {
@@ -212,8 +229,9 @@ def _seq(checks: list[_Check]) -> _Check | None:
 class _Compiler:
     """Compiles schema documents (keyed by absolute $id) into checks, memoized per URI."""
 
-    def __init__(self, documents: dict[str, Any]) -> None:
+    def __init__(self, documents: dict[str, Any], *, tool_input: bool = False) -> None:
         self.documents = documents
+        self.tool_input = tool_input  # tool-input conventions: see Validator
         self.memo: dict[str, _Check | None] = {}
         self.pending: dict[str, list[_Check | None]] = {}
 
@@ -259,7 +277,7 @@ class _Compiler:
         if schema is True:
             return None
         if schema is False:
-            return lambda v: [_Err("no value is allowed here")]
+            return lambda v: [_Err("no value is allowed here", kind="not_allowed", got=v)]
         if not isinstance(schema, dict):
             raise SchemaError(f"a schema must be an object or boolean, got {_show(schema)}")
         unknown = set(schema) - _KEYWORDS - _ANNOTATIONS
@@ -297,7 +315,7 @@ class _Compiler:
         pred, desc, _ = head
 
         def fail(v: Any) -> list[_Err]:
-            return [_Err(expected=desc, got=v)]
+            return [_Err(expected=desc, got=v, schema=schema)]
 
         if isinstance(bare, (type, tuple)):  # only "type", and plain: one isinstance, no predicate call
             if tail is None:
@@ -401,6 +419,30 @@ class _Compiler:
             return None
         hint = f" (keys must match {' or '.join(p.pattern for p, _ in patterns)})" if patterns else ""
 
+        if not patterns and addl is None and self.tool_input:
+            # Tool inputs: null means omitted; unexpected fields first, then each field in schema order.
+            order = tuple(props) + tuple(k for k in required if k not in props)
+            must = frozenset(required)
+
+            def fields(d: dict[str, Any]) -> list[_Err] | None:
+                errs: list[_Err] = []
+                if closed and not allowed.issuperset(d):
+                    errs.extend(
+                        _Err(f"unexpected field {_show(k)}", kind="unexpected", got=k) for k in d if k not in allowed
+                    )
+                for k in order:
+                    v = d.get(k)
+                    if v is None:
+                        if k in must:
+                            errs.append(_Err(f"missing required field '{k}'", kind="missing", got=k))
+                        continue
+                    c = checks.get(k)
+                    if c is not None and (r := c(v)):
+                        errs += _bubble(r, k)
+                return errs or None
+
+            return fields
+
         if not patterns and addl is None:
             # Fixed-shape objects (actions, descriptors): the common case, kept branch-light.
             def fixed(d: dict[str, Any]) -> list[_Err] | None:
@@ -408,10 +450,12 @@ class _Compiler:
                 for k in required:
                     if k not in d:
                         errs = errs or []
-                        errs.append(_Err(f"missing required field '{k}'"))
+                        errs.append(_Err(f"missing required field '{k}'", kind="missing", got=k))
                 if closed and not allowed.issuperset(d):
                     errs = errs or []
-                    errs.extend(_Err(f"unexpected field {_show(k)}") for k in d if k not in allowed)
+                    errs.extend(
+                        _Err(f"unexpected field {_show(k)}", kind="unexpected", got=k) for k in d if k not in allowed
+                    )
                 for k, c in checks.items():
                     if k in d:
                         r = c(d[k])
@@ -422,7 +466,9 @@ class _Compiler:
             return fixed
 
         def general(d: dict[str, Any]) -> list[_Err] | None:
-            errs: list[_Err] = [_Err(f"missing required field '{k}'") for k in required if k not in d]
+            errs: list[_Err] = [
+                _Err(f"missing required field '{k}'", kind="missing", got=k) for k in required if k not in d
+            ]
             for k, v in d.items():
                 matched = k in allowed
                 c = checks.get(k)
@@ -435,7 +481,9 @@ class _Compiler:
                             errs += _bubble(r, k)
                 if not matched:
                     if closed:
-                        errs.append(_Err(f"unexpected {'key' if hint else 'field'} {_show(k)}{hint}"))
+                        errs.append(
+                            _Err(f"unexpected {'key' if hint else 'field'} {_show(k)}{hint}", kind="unexpected", got=k)
+                        )
                     elif addl is not None and (r := addl(v)):
                         errs += _bubble(r, k)
             return errs or None
@@ -451,9 +499,9 @@ class _Compiler:
         def check(a: list[Any]) -> list[_Err] | None:
             errs: list[_Err] = []
             if len(a) < lo:
-                errs.append(_Err(f"needs at least {lo} item(s), has {len(a)}"))
+                errs.append(_Err(f"needs at least {lo} item(s), has {len(a)}", kind="count", got=a, schema=schema))
             if hi is not None and len(a) > hi:
-                errs.append(_Err(f"allows at most {hi} item(s), has {len(a)}"))
+                errs.append(_Err(f"allows at most {hi} item(s), has {len(a)}", kind="count", got=a, schema=schema))
             if item is not None:
                 for i, v in enumerate(a):
                     if r := item(v):
@@ -478,8 +526,15 @@ class _Compiler:
                 return None
             if ok == 0:
                 best = min(failures, key=len)  # the closest alternative explains best
-                return [_Err(f"matches none of the {n} alternatives"), *best]
-            return [_Err(f"matches {ok} of the {n} alternatives; exactly one is required")]
+                return [_Err(f"matches none of the {n} alternatives", kind="alternatives", got=v, schema=schema), *best]
+            return [
+                _Err(
+                    f"matches {ok} of the {n} alternatives; exactly one is required",
+                    kind="alternatives",
+                    got=v,
+                    schema=schema,
+                )
+            ]
 
         return combine
 
@@ -507,20 +562,41 @@ class _Compiler:
                 branch["properties"] = {**t["properties"], prop: True}
                 table[name] = self.compile(branch, t_base)
             expected = ", ".join(names)
+            disc = {"enum": names, "field": prop}  # for Failure: the discriminator and its allowed values
 
             def dispatch(
-                d: Any, prop: str = prop, table: dict[str, _Check | None] = table, expected: str = expected
+                d: Any,
+                prop: str = prop,
+                table: dict[str, _Check | None] = table,
+                expected: str = expected,
+                disc: dict[str, Any] = disc,
             ) -> list[_Err] | None:
                 if not isinstance(d, dict):
-                    return [_Err(expected="an object", got=d)]
+                    return [_Err(expected="an object", got=d, kind="type", schema={"type": "object"})]
                 try:
                     c = table[d[prop]]
                 except KeyError:
                     if prop not in d:
-                        return [_Err(f"missing required field '{prop}'")]
-                    return [_Err(f"unknown {prop} {_show(d[prop])}; expected one of {expected}")]
+                        return [
+                            _Err(f"missing required field '{prop}'", kind="discriminator", schema=disc)
+                        ]
+                    return [
+                        _Err(
+                            f"unknown {prop} {_show(d[prop])}; expected one of {expected}",
+                            kind="discriminator",
+                            got=d[prop],
+                            schema=disc,
+                        )
+                    ]
                 except TypeError:  # unhashable discriminator value
-                    return [_Err(f"unknown {prop} {_show(d[prop])}; expected one of {expected}")]
+                    return [
+                        _Err(
+                            f"unknown {prop} {_show(d[prop])}; expected one of {expected}",
+                            kind="discriminator",
+                            got=d[prop],
+                            schema=disc,
+                        )
+                    ]
                 r = c(d) if c is not None else None
                 if r:
                     tag = d[prop]
@@ -644,3 +720,148 @@ def validate(schema_name: str, instance: Any) -> list[str]:
     errs = check(instance) if check is not None else None
     # dict.fromkeys: a discriminator both required and dispatched on is reported once
     return list(dict.fromkeys(_render(e, name) for e in errs)) if errs else []
+
+
+# -- structured failures: one validator, each surface's words ------------------------------------
+
+FAILURE_KINDS = (
+    "missing",  # a required field is absent (path ends with the field)
+    "unexpected",  # a field the schema does not allow (path ends with the field)
+    "type",  # the value has the wrong JSON type
+    "non_finite",  # NaN or an infinity where a number is expected (not JSON numbers)
+    "enum",  # not one of the allowed values (enum / const)
+    "range",  # a number outside minimum / maximum / exclusive bounds
+    "length",  # a string shorter or longer than allowed
+    "pattern",  # a string not matching the pattern
+    "count",  # an array with too few or too many items
+    "alternatives",  # matches none (or several) of anyOf / oneOf
+    "discriminator",  # a tagged union's tag is missing or unknown (path ends with the tag field)
+    "not_allowed",  # the schema is `false`
+)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One schema failure, for a surface to put in its own words (see FAILURE_KINDS).
+
+    `schema` is the failing subschema (its type, bounds, enum, …); `message` is the core's own text.
+    """
+
+    kind: str
+    path: tuple[str | int, ...]
+    got: Any
+    schema: dict[str, Any]
+    message: str
+
+
+def _kind(schema: dict[str, Any], v: Any) -> str:
+    """Which keyword a value failed (value failures are folded into one predicate when compiled)."""
+    types = schema.get("type")
+    types = [types] if isinstance(types, str) else list(types or ())
+    if types and not any(_TYPE_PRED[t](v) for t in types):
+        finite_expected = "number" in types or "integer" in types
+        if finite_expected and isinstance(v, float) and not math.isfinite(v):
+            return "non_finite"
+        return "type"
+    if "enum" in schema and not any(_json_eq(v, e) for e in schema["enum"]):
+        return "enum"
+    if "const" in schema and not _json_eq(v, schema["const"]):
+        return "enum"
+    if isinstance(v, str):
+        if len(v) < schema.get("minLength", 0) or len(v) > schema.get("maxLength", len(v)):
+            return "length"
+        if "pattern" in schema:
+            return "pattern"
+    return "range"
+
+
+def _failure(err: _Err, root: str) -> Failure:
+    path = tuple(reversed(err.path))
+    schema = err.schema if isinstance(err.schema, dict) else {}
+    kind = err.kind
+    if kind in ("missing", "unexpected"):
+        path = (*path, err.got)
+    elif kind == "discriminator":
+        path = (*path, schema["field"])
+    elif kind == "value":
+        kind = _kind(schema, err.got)
+    return Failure(kind, path, err.got, schema, _render(err, root))
+
+
+class Validator:
+    """A compiled schema with structured failures; the one way surfaces validate their parameters.
+
+    `schema` is a schema document (it may $ref the protocol's schema files); `pointer` picks a
+    subschema of it, e.g. ``"/members/navigate"``. With ``tool_input=True`` the tool-input conventions
+    apply: an explicit null means the field is omitted, and failures come unexpected fields first,
+    then field by field in the schema's order.
+    """
+
+    def __init__(
+        self, schema: dict[str, Any], *, pointer: str = "", tool_input: bool = False, name: str = "input"
+    ) -> None:
+        _load()
+        documents = {urldefrag(d["$id"])[0]: d for d in _raw.values()}
+        base = urldefrag(schema.get("$id") or f"urn:cdp-engine:inline:{id(schema)}")[0]
+        documents[base] = schema
+        self.name = name
+        self._compiler = _Compiler(documents, tool_input=tool_input)
+        self._uri = f"{base}#{pointer}" if pointer else base
+        self._check = self._compiler.ref(self._uri)
+
+    def is_valid(self, instance: Any) -> bool:
+        return self._check is None or self._check(instance) is None
+
+    def failures(self, instance: Any) -> list[Failure]:
+        """Every failure, in the order described above; [] when valid."""
+        errs = self._check(instance) if self._check is not None else None
+        return [_failure(e, self.name) for e in errs] if errs else []
+
+    def messages(self, instance: Any) -> list[str]:
+        """The core's own texts for the failures."""
+        return list(dict.fromkeys(f.message for f in self.failures(instance)))
+
+    def integers(self, instance: Any) -> Any:
+        """A valid instance with integral floats (valid JSON integers, such as 2.0) as ints where the schema
+        says integer, so surfaces can use them as counts and keys; other values are returned as they are."""
+        compiler = self._compiler
+        schema, base = compiler.target(compiler.resolve(self._uri), urldefrag(self._uri)[0])
+        return self._ints(schema, base, instance)
+
+    def _ints(self, schema: Any, base: str, v: Any) -> Any:
+        schema, base = self._compiler.target(schema, base)
+        if not isinstance(schema, dict):
+            return v
+        if type(v) is float and schema.get("type") == "integer":
+            return int(v)
+        for key in ("oneOf", "anyOf"):
+            for alt in schema.get(key, ()):
+                check = self._compiler.compile(alt, base)
+                if check is None or check(v) is None:
+                    return self._ints(alt, base, v)
+        if isinstance(v, dict) and "properties" in schema:
+            props = schema["properties"]
+            return {k: self._ints(props[k], base, x) if k in props else x for k, x in v.items()}
+        if isinstance(v, list) and "items" in schema:
+            return [self._ints(schema["items"], base, x) for x in v]
+        return v
+
+
+def tool_schema(name: str) -> dict[str, Any]:
+    """A surface's tool input schemas, from the protocol's schemas/tools/<name>.json (e.g. browser-toolset)."""
+    path = schemas_dir() / "tools" / f"{name}.json"
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SchemaError(f"tool schema {name!r} not readable: {exc}") from None
+    if not isinstance(doc, dict) or "$id" not in doc:
+        raise SchemaError(f"tools/{name}.json has no $id")
+    return doc
+
+
+def failures(schema_name: str, instance: Any) -> list[Failure]:
+    """Structured failures of an instance against one of the protocol's schema files; [] when valid."""
+    name = _name(schema_name)
+    check = _checks[name]
+    errs = check(instance) if check is not None else None
+    return [_failure(e, name) for e in errs] if errs else []

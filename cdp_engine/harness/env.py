@@ -40,13 +40,13 @@ import orjson
 from aiohttp import web
 
 from ..core import input
-from ..core.browser import Browser, BrowserContext, Tab, WaitUntil
+from ..core.browser import Browser, BrowserContext, Tab
 from ..core.keys import modifiers_mask
-from ..core.lifecycle import wait_loaded
+from ..core.lifecycle import WaitUntil, wait_loaded
 from ..core.settle import SettleReport, dom_quiet
 from ..errors import CDPEngineError, NavigationError
 from ..index.actions import ActionValidationError
-from ..index.element_index import ActionError
+from ..index.element_index import ActionError, ElementIndex
 from ..index.tab import connect, launch
 from ..snapshot.capture import Capture, content_digest
 from ..version import __version__
@@ -54,7 +54,6 @@ from .bgym import BGymCall, is_bgym_text, parse_bgym, to_protocol
 
 if TYPE_CHECKING:
     from ..cdp.connection import CDPSession
-    from ..index.element_index import ElementIndex
 
 __all__ = [
     "BrowserEnv",
@@ -452,7 +451,7 @@ class BrowserEnv:
         if tab not in self.tabs:
             self.tabs.append(tab)
             tab.session.on("Page.windowOpen", self._on_window_open)
-        tab.element_index.add_settle_listener(self._timer.add)  # added once per tab
+        ElementIndex.of(tab).add_settle_listener(self._timer.add)  # added once per tab
 
     @property
     def open_tabs(self) -> list[Tab]:
@@ -531,7 +530,7 @@ class BrowserEnv:
             await tab.evaluate(task.setup_js)
             await self._quiesce(tab)
         t_ready = time.perf_counter()
-        state = await tab.state(screenshot=self._capture_format())
+        state = await ElementIndex.of(tab).state(screenshot=self._capture_format())
         t_end = time.perf_counter()
         self.trajectory_path = None
         if self.recorder is not None:
@@ -657,7 +656,7 @@ class BrowserEnv:
         """The active tab's current state as an observation, without acting (cached when unchanged)."""
         if self.active is None:
             raise RuntimeError("call reset() first")
-        return self._observation(await self.active.state(screenshot=self._capture_format()))
+        return self._observation(await ElementIndex.of(self.active).state(screenshot=self._capture_format()))
 
     async def evaluate(self, js: str, *, timeout: float | None = None) -> Any:
         """Evaluate JavaScript in the active tab (promises awaited): task setup, checks, rewards."""
@@ -806,13 +805,13 @@ class BrowserEnv:
         )
 
     async def _previous_state(self, tab: Tab) -> dict[str, Any]:
-        index = tab.element_index
+        index = ElementIndex.of(tab)
         if index.current is not None:
             return dict(index.current.state)
-        return await tab.state(screenshot=self._capture_format())
+        return await ElementIndex.of(tab).state(screenshot=self._capture_format())
 
     async def _act(self, tab: Tab, action: Any) -> tuple[dict[str, Any], float]:
-        state = await tab.act(action, screenshot=self._capture_format())
+        state = await ElementIndex.of(tab).act(action, screenshot=self._capture_format())
         capture_ms = 0.0 if "error" in state else float(tab.last_timings.get("total_ms", 0.0))
         return state, capture_ms
 
@@ -873,7 +872,7 @@ class BrowserEnv:
             await target.activate()
         await self._quiesce(target, timeout=10.0)
         t = time.perf_counter()
-        state = await target.state(screenshot=self._capture_format())
+        state = await ElementIndex.of(target).state(screenshot=self._capture_format())
         return state, (time.perf_counter() - t) * 1000
 
     async def _switch(self, target: Tab) -> tuple[dict[str, Any], float]:
@@ -881,16 +880,16 @@ class BrowserEnv:
         with contextlib.suppress(CDPEngineError):
             await target.activate()
         t = time.perf_counter()
-        state = await target.state(screenshot=self._capture_format())
+        state = await ElementIndex.of(target).state(screenshot=self._capture_format())
         return state, (time.perf_counter() - t) * 1000
 
     async def _run_bgym(self, tab: Tab, call: BGymCall, raw: Any) -> tuple[dict[str, Any], float, Any]:
         """One BrowserGym call: (state, capture ms, the protocol action it ran as, or None)."""
         name, a = call.name, call.args
-        index = tab.element_index
+        index = ElementIndex.of(tab)
         failed = raw if isinstance(raw, str) else call.source
         if index.current is None:
-            await tab.state(screenshot=self._capture_format())
+            await ElementIndex.of(tab).state(screenshot=self._capture_format())
         current: Capture = index.current  # type: ignore[assignment]
         try:
             if name == "select_option":
@@ -936,7 +935,7 @@ class BrowserEnv:
         if name == "noop":
             await asyncio.sleep(max(0.0, float(a["wait_ms"])) / 1000)
             t = time.perf_counter()
-            state = await tab.state(screenshot=self._capture_format())
+            state = await ElementIndex.of(tab).state(screenshot=self._capture_format())
             return state, (time.perf_counter() - t) * 1000, None
         if name == "new_tab":
             new = await self._new_tab()
@@ -966,7 +965,7 @@ class BrowserEnv:
     async def _custom(self, tab: Tab, call: BGymCall, failed: Any) -> tuple[dict[str, Any], float]:
         """Run a call the protocol has no action for, under the tab's element index lock, like act():
         resolve indices against the last state (same identity rules), act, settle, capture."""
-        index: ElementIndex = tab.element_index
+        index: ElementIndex = ElementIndex.of(tab)
         shot = self._capture_format()
         async with index.lock:
             if index.current is None:

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..core import input
+from ..core.identity import DOM_LOOK, Verdict, verify
 from ..core.lifecycle import wait_loaded
 from ..core.policies import INDEX_SCHEMES, Policies, PolicyError
 from ..core.settle import NetworkTracker, SettleReport, settle
@@ -42,6 +43,27 @@ class ActionError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+# The protocol's INVALID_ELEMENT_INDEX texts for each identity verdict ({i}: the index).
+INVALID_INDEX_MESSAGES: dict[str, str] = {
+    "frame_closed": "Element {i} is gone: its frame was closed. Request a new state.",
+    "frame_detached": "Element {i} is gone: its document navigated since the state was captured. Request a new state.",
+    "navigated": "Element {i} is gone: its document navigated since the state was captured. Request a new state.",
+    "removed": "Element {i} was removed from the page since the state was captured.",
+}
+
+
+def invalid_index_message(index: int, verdict: Verdict) -> str:
+    """The INVALID_ELEMENT_INDEX message for a failed identity verdict."""
+    if verdict.reason == "changed" and verdict.was and verdict.now:
+        return (
+            f"Element {index} changed since the state was captured (was {verdict.was[4]!r}, "
+            f"now {verdict.now[4]!r}). Request a new state."
+        )
+    return INVALID_INDEX_MESSAGES.get(verdict.reason, "Element {i} changed since the state was captured.").format(
+        i=index
+    )
 
 
 class ElementIndex:
@@ -184,34 +206,21 @@ class ElementIndex:
             await self._select_option(element, previous, action["option_index"])
 
     async def _resolve(self, capture: Capture, index: int) -> Element:
-        """The element an index names, proven to be the same element still (or INVALID_ELEMENT_INDEX)."""
+        """The element an index names, proven to be the same element still (core.identity), else
+        INVALID_ELEMENT_INDEX; no round trip beyond the version key while the page is unchanged."""
         element = capture.elements.get(index)
         if element is None:
             raise ActionError(
                 "INVALID_ELEMENT_INDEX", f"Element with index {index} not found in the current element index."
             )
-        if element.session.closed:
-            raise ActionError("INVALID_ELEMENT_INDEX", f"Element {index} is gone: its frame was closed. Request a new state.")
-        frame = self.tab.frames.get(element.frame_id)
-        if frame is None or frame.loader_id != element.loader_id:
-            raise ActionError(
-                "INVALID_ELEMENT_INDEX",
-                f"Element {index} is gone: its document navigated since the state was captured. Request a new state.",
-            )
-        key = await self.capturer.version_key()
-        if key == capture.version_key and StateCapturer.key_is_stable(key):
-            return element  # nothing changed since the state: the index is exact
-        current = await self._fingerprint(element)
-        if current is None:
-            raise ActionError(
-                "INVALID_ELEMENT_INDEX", f"Element {index} was removed from the page since the state was captured."
-            )
-        if current != element.fingerprint():
-            raise ActionError(
-                "INVALID_ELEMENT_INDEX",
-                f"Element {index} changed since the state was captured (was {element.fingerprint()[4]!r}, "
-                f"now {current[4]!r}). Request a new state.",
-            )
+
+        async def unchanged() -> bool:
+            key = await self.capturer.version_key()
+            return key == capture.version_key and StateCapturer.key_is_stable(key)
+
+        verdict = await verify(self.tab, element, element.fingerprint(), DOM_LOOK, unchanged=unchanged)
+        if not verdict.same:
+            raise ActionError("INVALID_ELEMENT_INDEX", invalid_index_message(index, verdict))
         return element
 
     async def _call(self, element: Element, function: str, *args: Any) -> Any:
@@ -222,23 +231,6 @@ class ElementIndex:
             raise
         except CDPEngineError:
             return None
-
-    async def _fingerprint(self, element: Element) -> tuple[Any, ...] | None:
-        value = await self._call(
-            element,
-            """function() {
-                if (!this.isConnected) return null;
-                const tag = this.localName;
-                let text = null;
-                if (tag === 'select') { const o = this.selectedOptions[0]; text = o ? o.text.replace(/\\s+/g, ' ').trim() : ''; }
-                else if (tag === 'option') text = this.text.replace(/\\s+/g, ' ').trim();
-                else if (tag !== 'input' && tag !== 'textarea') text = (this.innerText || '').replace(/\\s+/g, ' ').trim().slice(0, 200);
-                let type = null;
-                if (tag === 'input') type = this.type; else if (tag === 'button') type = this.type;
-                return [tag, this.getAttribute('aria-label'), this.getAttribute('name'), type, text === '' ? null : text];
-            }""",
-        )
-        return tuple(value) if value is not None else None
 
     def _check_usable(self, element: Element, index: int) -> None:
         if element.disabled:

@@ -157,7 +157,7 @@ async def _selector_snapshot(page: Page, cdp_frame: str, root: Any, selector: st
 
 
 def _main_world(page: Page, cdp_frame: str) -> tuple[Any, int | None]:
-    world = page.main_worlds.get(cdp_frame)
+    world = page.main_world(cdp_frame)
     if world is not None:
         return world
     if cdp_frame == page.tab.main_frame_id:
@@ -412,7 +412,7 @@ async def browser_evaluate(
             else:
                 if node is not None:
                     session = node.session
-                    world = page.main_worlds.get(node.frame_id)
+                    world = page.main_world(node.frame_id)
                     resolve: dict[str, Any] = {"backendNodeId": node.backend_node_id}
                     if world is not None and world[0] is session:
                         resolve["executionContextId"] = world[1]

@@ -28,9 +28,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..cdp.connection import CDPSession
 from ..core import files
-from ..core.browser import Browser, BrowserContext, Dialog, Download, Tab
+from ..core.browser import Browser, BrowserContext, Tab
 from ..core.policies import SERVER_SCHEMES, Policies
+from ..core.records import Dialog, Download
 from ..core.refs import RefRegistry
+from ..core.worlds import Worlds
 from ..errors import BrowserNotFoundError, CDPEngineError
 from ..index.tab import launch
 from .envelope import DEFAULT_MAX_RESULT_BYTES, MIN_MAX_RESULT_BYTES, ToolError
@@ -193,31 +195,10 @@ class Page:
         self._frame_ids: dict[str, str] = {}
         self._cdp_frames: dict[str, str] = {}
         self._sessions: set[str] = set()
-        self.main_worlds: dict[str, tuple[CDPSession, int]] = {}  # CDP frame id -> its page-script world
 
-    def track_worlds(self, session: CDPSession) -> None:
-        """Follow the default execution context of every frame this session runs (browser_evaluate uses them)."""
-
-        def created(params: dict[str, Any]) -> None:
-            context = params["context"]
-            aux = context.get("auxData") or {}
-            if aux.get("isDefault") and aux.get("frameId"):
-                self.main_worlds[aux["frameId"]] = (session, context["id"])
-
-        def destroyed(params: dict[str, Any]) -> None:
-            gone = params.get("executionContextId")
-            for fid, (sess, cid) in list(self.main_worlds.items()):
-                if sess is session and cid == gone:
-                    del self.main_worlds[fid]
-
-        def cleared(params: dict[str, Any]) -> None:
-            for fid, (sess, _) in list(self.main_worlds.items()):
-                if sess is session:
-                    del self.main_worlds[fid]
-
-        session.on("Runtime.executionContextCreated", created)
-        session.on("Runtime.executionContextDestroyed", destroyed)
-        session.on("Runtime.executionContextsCleared", cleared)
+    def main_world(self, cdp_frame: str) -> tuple[CDPSession, int] | None:
+        """The page's own script context in a frame (browser_evaluate runs there), from core.worlds."""
+        return Worlds.of(self.tab).main_context(cdp_frame)
 
     @property
     def live(self) -> bool:
@@ -379,7 +360,7 @@ class Instance:
         if (session.id or "") in page._sessions or session.closed:
             return
         page._sessions.add(session.id or "")
-        page.track_worlds(session)
+        Worlds.of(page.tab).watch(session)  # before Runtime.enable: its context events are followed
         intercepting, _ = files.intercept_file_choosers(session, lambda c: self._on_file_chooser(page, c))
         session.on("Runtime.consoleAPICalled", lambda p: self._on_console(page, p))
         session.on("Runtime.exceptionThrown", lambda p: self._on_exception(page, p))

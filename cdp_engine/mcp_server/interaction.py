@@ -24,6 +24,7 @@ from ..errors import CDPEngineError
 from .envelope import ToolError
 from .instances import Modal, Page
 from .observe import WaitForSpec
+from .params import Coordinate
 from .registry import Ctx, tool
 
 Button = Literal["left", "right", "middle"]
@@ -433,8 +434,8 @@ async def browser_press_key(
             "delay_ms": "Milliseconds between press and release."})  # fmt: skip
 async def browser_mouse_click_xy(
     ctx: Ctx,
-    x: float,
-    y: float,
+    x: Coordinate,
+    y: Coordinate,
     button: Button = "left",
     click_count: int = 1,
     delay_ms: int = 0,
@@ -464,7 +465,7 @@ async def browser_mouse_click_xy(
 
 @tool(docs={"x": "Viewport X in CSS px.", "y": "Viewport Y in CSS px."})
 async def browser_mouse_move_xy(
-    ctx: Ctx, x: float, y: float, *, page_id: str | None = None
+    ctx: Ctx, x: Coordinate, y: Coordinate, *, page_id: str | None = None
 ) -> dict[str, Any]:
     """Move the mouse to viewport coordinates (use before browser_mouse_wheel to target a container)."""
     page = await ctx.page(page_id)
@@ -507,10 +508,10 @@ async def browser_mouse_up(
 @tool()
 async def browser_mouse_drag_xy(
     ctx: Ctx,
-    from_x: float,
-    from_y: float,
-    to_x: float,
-    to_y: float,
+    from_x: Coordinate,
+    from_y: Coordinate,
+    to_x: Coordinate,
+    to_y: Coordinate,
     *,
     page_id: str | None = None,
     wait_for: WaitForSpec | None = None,
@@ -528,8 +529,8 @@ async def browser_mouse_drag_xy(
 @tool(docs={"delta_x": "CSS px, positive scrolls right.", "delta_y": "CSS px, positive scrolls down."})
 async def browser_mouse_wheel(
     ctx: Ctx,
-    delta_x: float = 0,
-    delta_y: float = 0,
+    delta_x: Coordinate = 0,
+    delta_y: Coordinate = 0,
     *,
     page_id: str | None = None,
     wait_for: WaitForSpec | None = None,

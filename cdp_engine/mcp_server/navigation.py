@@ -12,7 +12,8 @@ import contextlib
 from typing import Any
 
 from ..core import lifecycle
-from ..core.browser import Download, Tab
+from ..core.browser import Tab
+from ..core.records import Download
 from ..errors import CDPEngineError, NavigationError, NavigationTimeoutError, ProtocolError
 from .envelope import ToolError
 from .instances import Page

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..cdp.connection import CDPSession
-from ..core.browser import Download, Tab
+from ..core.browser import Tab
+from ..core.records import Download
+from ..core.worlds import Worlds
 from ..errors import CDPEngineError
 from .envelope import ToolError
 
@@ -329,16 +331,12 @@ ELEMENT_CHECK = (
 
 
 async def frame_world(page: Page, cdp_frame: str) -> tuple[CDPSession, int]:
-    """An isolated world in the frame (sees the DOM, not page scripts): its session and context id."""
+    """The engine's isolated world in the frame (sees the DOM, not page scripts; core.worlds): session, context."""
     tab = page.tab
     frame = tab.frames.get(cdp_frame)
     if frame is None:
         raise ToolError("frame_not_found", "The frame is no longer attached.")
-    session = frame.session
-    result = await session.send(
-        "Page.createIsolatedWorld", {"frameId": cdp_frame, "worldName": "cdp-engine-mcp"}
-    )
-    return session, result["executionContextId"]
+    return frame.session, await Worlds.of(tab).context(cdp_frame)
 
 
 async def call_in_frame(
@@ -347,11 +345,15 @@ async def call_in_frame(
     """Call `function(...args)` in the frame's isolated world and return its JSON value."""
     session, context_id = await frame_world(page, cdp_frame)
     expression = f"({function}).apply(null, {_json(args)})"
-    result = await session.send(
-        "Runtime.evaluate",
-        {"expression": expression, "contextId": context_id, "returnByValue": True, "awaitPromise": True},
-        timeout=timeout,
-    )
+    try:
+        result = await session.send(
+            "Runtime.evaluate",
+            {"expression": expression, "contextId": context_id, "returnByValue": True, "awaitPromise": True},
+            timeout=timeout,
+        )
+    except CDPEngineError:
+        Worlds.of(page.tab).forget(cdp_frame)  # its document went: the next call gets a fresh world
+        raise
     details = result.get("exceptionDetails")
     if details:
         exception = details.get("exception") or {}

@@ -1,8 +1,9 @@
-"""Tool input schemas derived from the tool functions' type hints, and a validator for them.
+"""Tool input schemas derived from the tool functions' type hints, validated by the core's one validator.
 
-One source of truth: the Python signature. The schema is what `tools/list` advertises; the
-validator turns any mismatch into `invalid_params` before the tool runs, with a message
-that names the argument (the SDK is not relied on to validate).
+One source of truth: the Python signature. The schema is what `tools/list` advertises (and is
+published as protocol/schemas/tools/mcp-tools.json); core.schema checks arguments against it and
+MESSAGES puts its failures in MCP's words, so any mismatch is `invalid_params` before the tool runs,
+naming the argument (the SDK is not relied on to validate).
 """
 
 from __future__ import annotations
@@ -11,11 +12,29 @@ import inspect
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, Literal, get_args, get_origin
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, get_args, get_origin
 
+from ..core.schema import Failure, Validator
 from .envelope import ToolError
 
 _JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+COORDINATE_LIMIT = 1_000_000_000  # CSS px; Chromium stops answering input at absurd ones (1e300)
+
+
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """Type-hint metadata: the argument's inclusive minimum and maximum, added to its schema."""
+
+    minimum: float
+    maximum: float
+
+
+# A CSS-pixel coordinate or distance argument: a finite number within ±COORDINATE_LIMIT.
+Coordinate = Annotated[float, Bounds(-COORDINATE_LIMIT, COORDINATE_LIMIT)]
+
 
 
 def type_schema(hint: Any) -> dict[str, Any]:
@@ -25,6 +44,12 @@ def type_schema(hint: Any) -> dict[str, Any]:
     if hint in _JSON_TYPES:
         return {"type": _JSON_TYPES[hint]}
     origin = get_origin(hint)
+    if origin is Annotated:
+        schema = type_schema(get_args(hint)[0])
+        for meta in hint.__metadata__:
+            if isinstance(meta, Bounds):
+                schema = {**schema, "minimum": meta.minimum, "maximum": meta.maximum}
+        return schema
     if origin is Literal:
         values = list(get_args(hint))
         kind = _JSON_TYPES.get(type(values[0]), "string")
@@ -53,7 +78,7 @@ def signature_schema(
     prepend: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The object schema of a function's parameters after the first `skip` (the context)."""
-    hints = typing.get_type_hints(func)
+    hints = typing.get_type_hints(func, include_extras=True)
     properties: dict[str, Any] = {}
     required: list[str] = []
     for name, schema in (prepend or {}).items():
@@ -72,72 +97,82 @@ def signature_schema(
     return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
 
 
-def _type_ok(value: Any, kind: str) -> bool:
-    if kind == "string":
-        return isinstance(value, str)
-    if kind == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "number":
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    if kind == "boolean":
-        return isinstance(value, bool)
-    if kind == "array":
-        return isinstance(value, list)
-    if kind == "object":
-        return isinstance(value, dict)
-    if kind == "null":
-        return value is None
-    return True
+# MCP's words for each schema failure kind (core.schema validates; {where} is the argument's path).
+MESSAGES: dict[str, str] = {
+    "unexpected": "unexpected argument '{where}'",
+    "missing": "missing required argument '{where}'",
+    "type": "'{where}' must be {article} {type}, not {got_type}",
+    "non_finite": "'{where}' must be a finite number",
+    "enum": "'{where}' must be one of {options}",
+    "range": "'{where}' must be {bound}",
+    "alternatives": "'{where}' has the wrong type",
+}
+DEFAULT_MESSAGE = "'{where}' is not valid"
+# MCP reports one problem: an unknown argument first, then a missing one, then the rest in argument order.
+_RANK = {"unexpected": 0, "missing": 1}
+
+_validators: dict[int, tuple[dict[str, Any], Validator]] = {}
 
 
-def check(value: Any, schema: dict[str, Any], path: str) -> str | None:
-    """None when value fits schema, else a message naming the first mismatch."""
-    if "anyOf" in schema:
-        if any(check(value, s, path) is None for s in schema["anyOf"]):
-            return None
-        return f"'{path}' has the wrong type"
-    kind = schema.get("type")
-    if kind is not None and not _type_ok(value, kind):
-        return f"'{path}' must be {'an' if kind[0] in 'aeiou' else 'a'} {kind}, not {type(value).__name__}"
-    if "enum" in schema and value not in schema["enum"]:
-        return f"'{path}' must be one of {', '.join(map(repr, schema['enum']))}"
-    if kind in ("integer", "number"):
-        if "minimum" in schema and value < schema["minimum"]:
-            return f"'{path}' must be at least {schema['minimum']}"
-        if "maximum" in schema and value > schema["maximum"]:
-            return f"'{path}' must be at most {schema['maximum']}"
-    if kind == "array" and "items" in schema:
-        for i, item in enumerate(value):
-            problem = check(item, schema["items"], f"{path}[{i}]")
-            if problem:
-                return problem
-    if kind == "object" and "properties" in schema:
-        return check_object(value, schema, path)
-    return None
+def _validator(schema: dict[str, Any]) -> Validator:
+    cached = _validators.get(id(schema))
+    if cached is None or cached[0] is not schema:
+        cached = _validators[id(schema)] = (schema, Validator(schema, tool_input=True))
+    return cached[1]
 
 
-def check_object(value: dict[str, Any], schema: dict[str, Any], path: str = "") -> str | None:
-    props: dict[str, Any] = schema.get("properties", {})
-    prefix = f"{path}." if path else ""
-    if schema.get("additionalProperties") is False:
-        for key in value:
-            if key not in props:
-                return f"unexpected argument '{prefix}{key}'"
-    for key in schema.get("required", []):
-        if key not in value or value[key] is None:
-            return f"missing required argument '{prefix}{key}'"
-    for key, item in value.items():
-        if item is None and key not in schema.get("required", []):
-            continue  # an explicit null means "omitted"
-        problem = check(item, props.get(key, {}), prefix + key)
-        if problem:
-            return problem
-    return None
+def _where(path: tuple[str | int, ...]) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p) for i, p in enumerate(path))
+
+
+def _bound(f: Failure) -> str:
+    if "minimum" in f.schema and f.got < f.schema["minimum"]:
+        return f"at least {f.schema['minimum']}"
+    if "maximum" in f.schema:
+        return f"at most {f.schema['maximum']}"
+    return "in range"
+
+
+def message(f: Failure) -> str:
+    """One failure in MCP's words."""
+    declared = f.schema.get("type")
+    kind = declared if isinstance(declared, str) else "value"
+    return MESSAGES.get(f.kind, DEFAULT_MESSAGE).format(
+        where=_where(f.path),
+        article="an" if kind[0] in "aeiou" else "a",
+        type=kind,
+        got_type=type(f.got).__name__,
+        options=", ".join(map(repr, f.schema.get("enum", ()))),
+        bound=_bound(f) if f.kind == "range" else "",
+    )
+
+
+def problem(arguments: dict[str, Any], schema: dict[str, Any]) -> str | None:
+    """The one problem MCP reports for these arguments, None when they fit the schema."""
+    found = _validator(schema).failures(arguments)
+    if not found:
+        return None
+    order: dict[str | int, int] = {k: i for i, k in enumerate(arguments)}
+    required: dict[str | int, int] = {k: i for i, k in enumerate(schema.get("required", ()))}
+
+    def rank(f: Failure) -> tuple[int, int]:
+        top = _RANK.get(f.kind, 2) if len(f.path) == 1 else 2
+        if top == 1:
+            return top, required.get(f.path[0], 0)
+        return top, order.get(f.path[0], len(order)) if f.path else -1
+
+    first = min(found, key=rank)
+    return message(first)
 
 
 def validate(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
-    """The arguments without explicit nulls, or invalid_params."""
-    problem = check_object(arguments, schema)
-    if problem:
-        raise ToolError("invalid_params", f"Invalid arguments: {problem}.")
-    return {k: v for k, v in arguments.items() if v is not None}
+    """The arguments without explicit nulls (integral floats of integer arguments as ints), or invalid_params."""
+    found = problem(arguments, schema)
+    if found:
+        raise ToolError("invalid_params", f"Invalid arguments: {found}.")
+    props = schema.get("properties", {})
+    return {
+        k: int(v) if type(v) is float and props.get(k, {}).get("type") == "integer" else v
+        for k, v in arguments.items()
+        if v is not None
+    }

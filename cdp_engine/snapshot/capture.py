@@ -28,6 +28,7 @@ import xxhash
 
 from ..cdp.connection import CDPSession, gc_paused
 from ..core.files import start_screenshot
+from ..core.worlds import Worlds
 from ..errors import CDPEngineError
 
 if TYPE_CHECKING:
@@ -394,24 +395,10 @@ class StateCapturer:
     def __init__(self, tab: Tab) -> None:
         self.tab = tab
         self.last: Capture | None = None
-        self._worlds: dict[tuple[str, str], int] = {}  # (frame id, loader id) -> isolated world context
-        self._pending_worlds: dict[tuple[str, str], asyncio.Task[None]] = {}
-        # Install each new document's probe as soon as it commits, off the capture's critical path.
-        tab.add_listener(self._on_tab_event)
-
-    def _on_tab_event(self, kind: str, payload: Any) -> None:
-        if kind != "navigated" or not isinstance(payload, str):
-            return
-        frame = self.tab.frames.get(payload)
-        if frame is None or frame.session.closed:
-            return
-        key = self._world_key(payload)
-        for old in [k for k in self._worlds if k[0] == payload and k != key]:
-            del self._worlds[old]  # that document is gone
-        if key not in self._worlds and key not in self._pending_worlds:
-            task = asyncio.ensure_future(self._create_world(payload, frame.session))
-            self._pending_worlds[key] = task
-            task.add_done_callback(lambda _t, key=key: self._pending_worlds.pop(key, None))
+        # The engine's isolated world per frame document (core.worlds); each new one gets the change probe
+        # before it is handed out, and each document gets its world as it commits.
+        self.worlds = Worlds.of(tab)
+        self.worlds.add_init_script(PROBE_SCRIPT)
 
     # ----- change detection -------------------------------------------------------------------
 
@@ -426,44 +413,25 @@ class StateCapturer:
     def world_context(self, frame_id: str, loader_id: str | None = None) -> int | None:
         """The execution context of the engine's isolated world in a frame's document (the current one,
         or the document of `loader_id`), None when it is not installed."""
-        if loader_id is None:
-            return self._worlds.get(self._world_key(frame_id))
-        return self._worlds.get((frame_id, loader_id))
-
-    def _world_key(self, frame_id: str) -> tuple[str, str]:
-        frame = self.tab.frames.get(frame_id)
-        return (frame_id, frame.loader_id if frame else "")
-
-    async def _create_world(self, frame_id: str, session: CDPSession) -> None:
-        key = self._world_key(frame_id)
-        try:
-            result = await session.send(
-                "Page.createIsolatedWorld",
-                {"frameId": frame_id, "worldName": "cdp-engine", "grantUniveralAccess": False},
-            )
-            ctx = result["executionContextId"]
-            await session.send(
-                "Runtime.evaluate", {"expression": PROBE_SCRIPT, "contextId": ctx, "returnByValue": True}
-            )
-        except CDPEngineError:
-            return
-        self._worlds[key] = ctx
+        return self.worlds.get(frame_id, loader_id)
 
     def _send_probes(self) -> tuple[int, list[tuple[str, str, asyncio.Future[dict[str, Any]] | None]]]:
         """Send the change probe to every frame now (before anything else), without awaiting."""
         probes: list[tuple[str, str, asyncio.Future[dict[str, Any]] | None]] = []
+        worlds = self.worlds
+        frames = self.tab.frames
         for fid, session in self._probe_frames():
-            key = self._world_key(fid)
-            ctx = self._worlds.get(key)
+            loader = frames[fid].loader_id
+            ctx = worlds.get(fid, loader)
             if ctx is None:
-                probes.append((fid, key[1], None))  # unknown: this key never matches, so no stale cache
+                probes.append((fid, loader, None))  # unknown: this key never matches, so no stale cache
                 continue
             future = session.send(
                 "Runtime.evaluate",
                 {"expression": PROBE_SCRIPT, "contextId": ctx, "returnByValue": True},
                 timeout=5.0,
             )
-            probes.append((fid, key[1], future))
+            probes.append((fid, loader, future))
         return self.tab.dom_version, probes
 
     async def _read_probes(
@@ -479,7 +447,7 @@ class StateCapturer:
                     if "exceptionDetails" not in result:
                         value = result["result"].get("value")
                 except CDPEngineError:
-                    self._worlds.pop((fid, loader), None)
+                    self.worlds.forget(fid, loader)
             parts.append((fid, loader, value))
         if self.tab.dom_version != before:
             return (None,)
@@ -556,14 +524,10 @@ class StateCapturer:
         tab._check_open()
         frames = self._frame_sessions()
         params = {"computedStyles": SNAPSHOT_STYLES, "includePaintOrder": True, "includeDOMRects": False}
-        missing = [(fid, s) for fid, s in self._probe_frames() if self._world_key(fid) not in self._worlds]
+        worlds = self.worlds
+        missing = [fid for fid, _s in self._probe_frames() if worlds.get(fid) is None]
         if missing:  # a new document: its probe must be in place first (usually installed already at commit)
-            await asyncio.gather(
-                *[
-                    self._pending_worlds.get(self._world_key(fid)) or self._create_world(fid, s)
-                    for fid, s in missing
-                ]
-            )
+            await asyncio.gather(*[worlds.ensure(fid) for fid in missing])
         probes = self._send_probes()  # read before the snapshot: a later change can only cause a miss
         snapshot_futures = [s.send("DOMSnapshot.captureSnapshot", params) for _, s in frames]
         shot_future = None
@@ -1211,8 +1175,8 @@ class _Builder:
     ) -> None:
         result = await self._ask_styles(doc, ctx, clip_check + cover_check, len(clip_check)) if ctx else None
         if result is None:  # the world was not installed yet, or went with its document: install it now
-            await self.capturer._create_world(doc.frame_id, doc.session)
-            ctx = self.capturer.world_context(doc.frame_id)
+            self.capturer.worlds.forget(doc.frame_id)
+            ctx = await self.capturer.worlds.ensure(doc.frame_id)
             if ctx is None:
                 return
             result = await self._ask_styles(doc, ctx, clip_check + cover_check, len(clip_check))

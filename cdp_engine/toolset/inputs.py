@@ -1,17 +1,18 @@
 """Member names, defaults and exact input validation for `browser_toolset_20260801`.
 
 Neither the API nor the SDK enforces the ranges it states to Claude, so every input is checked
-here: types (a bool is never an int), required fields, ranges and no unknown fields. Problems
-are listed together so the model can fix them in one round trip; values are never echoed.
+against the member's schema (protocol/schemas/tools/browser-toolset.json, by core.schema): types
+(a bool is never an int, NaN is not a number), required fields, ranges and no unknown fields.
+Problems are listed together so the model can fix them in one round trip; values are never echoed.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
+
+from ..core import schema
 
 TOOLSET_TYPE = "browser_toolset_20260801"
 TOOLSET_NAME = "browser"
@@ -57,53 +58,43 @@ class InputError(ValueError):
     """The input does not match the member's schema; the message is safe to show the model."""
 
 
-Check = Callable[[Any, str, list[str]], None]
+# The member schemas are data: protocol/schemas/tools/browser-toolset.json (members/<name>), checked by
+# core.schema; the texts below are this surface's words for each failure kind ({where}: dotted path).
+MESSAGES: dict[str, str] = {
+    "unexpected": "{where} is not a field of this member",
+    "missing": "{where} is required",
+    "type": "{where} must be {type}",
+    "non_finite": "{where} must be {type}",  # NaN and the infinities are not numbers
+    "enum": "{where} must be one of {options}",
+    "discriminator": "{where} must be {alternatives}",
+    "range": "{where} must be {range}",
+    "length": "{where} must not be empty",
+}
+DEFAULT_MESSAGE = "{where} is not valid"
+TYPE_WORDS = {"string": "a string", "integer": "an integer", "number": "a number", "object": "an object"}
+# Fields with one text for whatever is wrong inside them (their own missing/unexpected aside).
+COMPOSITE: dict[tuple[str, str], str] = {
+    ("zoom", "region"): "{where} must be a list of four integers [x0, y0, x1, y1]",
+    ("file_upload", "paths"): "{where} must be a list of non-empty strings",
+    ("file_upload", "document_ids"): "{where} must be a list of non-empty strings",
+    ("form_input", "value"): "{where} must be a string, a number or a boolean",
+}
+
+_SCHEMAS = schema.tool_schema("browser-toolset")
+assert set(_SCHEMAS["members"]) == set(MEMBER_NAMES)
+_VALIDATORS: dict[str, schema.Validator] = {}
 
 
-@dataclass(frozen=True)
-class Field:
-    check: Check
-    required: bool = False
+def _validator(name: str) -> schema.Validator:
+    v = _VALIDATORS.get(name)
+    if v is None:
+        v = _VALIDATORS[name] = schema.Validator(_SCHEMAS, pointer=f"/members/{name}", tool_input=True, name=name)
+    return v
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _is_number(v: Any) -> bool:
-    return (isinstance(v, int | float) and not isinstance(v, bool)) and math.isfinite(v)
-
-
-def string(value: Any, where: str, problems: list[str]) -> None:
-    if not isinstance(value, str):
-        problems.append(f"{where} must be a string")
-
-
-def nonempty_string(value: Any, where: str, problems: list[str]) -> None:
-    if not isinstance(value, str):
-        problems.append(f"{where} must be a string")
-    elif value == "":
-        problems.append(f"{where} must not be empty")
-
-
-def integer(lo: int | None = None, hi: int | None = None) -> Check:
-    def check(value: Any, where: str, problems: list[str]) -> None:
-        if not _is_int(value):
-            problems.append(f"{where} must be an integer")
-        elif (lo is not None and value < lo) or (hi is not None and value > hi):
-            problems.append(f"{where} must be {_range(lo, hi)}")
-
-    return check
-
-
-def number(lo: float, hi: float) -> Check:
-    def check(value: Any, where: str, problems: list[str]) -> None:
-        if not _is_number(value):
-            problems.append(f"{where} must be a number")
-        elif not lo <= value <= hi:
-            problems.append(f"{where} must be {_range(lo, hi)}")
-
-    return check
+def _shown(key: Any) -> str:
+    """A field name as the model may see it (never an arbitrary value)."""
+    return key if isinstance(key, str) and len(key) <= 40 and key.isprintable() else "…"
 
 
 def _range(lo: float | None, hi: float | None) -> str:
@@ -117,144 +108,40 @@ def _range(lo: float | None, hi: float | None) -> str:
     return f"between {fmt(lo)} and {fmt(hi)}"
 
 
-def choice(*options: str) -> Check:
-    def check(value: Any, where: str, problems: list[str]) -> None:
-        if value not in options:
-            problems.append(f"{where} must be one of {', '.join(repr(o) for o in options)}")
-
-    return check
-
-
-def _object(value: Any, where: str, fields: Mapping[str, Field], problems: list[str]) -> None:
-    if not isinstance(value, Mapping):
-        problems.append(f"{where} must be an object")
-        return
-    _check_fields(value, fields, problems, prefix=f"{where}.")
-
-
-COORDINATE_FIELDS = {
-    "type": Field(choice("coordinate"), True),
-    "x": Field(integer(), True),
-    "y": Field(integer(), True),
-}
-REF_FIELDS = {"type": Field(choice("ref"), True), "ref": Field(nonempty_string, True)}
-
-
-def target(*kinds: str) -> Check:
-    """A target object: 'coordinate' and/or 'ref', told apart by `type`."""
-
-    def check(value: Any, where: str, problems: list[str]) -> None:
-        if not isinstance(value, Mapping):
-            problems.append(f"{where} must be an object")
-            return
-        kind = value.get("type")
-        if kind not in kinds:
-            allowed = " or ".join(repr(k) for k in kinds)
-            problems.append(f"{where}.type must be {allowed}")
-            return
-        _object(value, where, COORDINATE_FIELDS if kind == "coordinate" else REF_FIELDS, problems)
-
-    return check
-
-
-def region(value: Any, where: str, problems: list[str]) -> None:
-    if not isinstance(value, list) or len(value) != 4 or not all(_is_int(v) for v in value):
-        problems.append(f"{where} must be a list of four integers [x0, y0, x1, y1]")
-    elif not (value[0] < value[2] and value[1] < value[3]):
-        problems.append(f"{where} must have x0 < x1 and y0 < y1")
-
-
-def string_list(value: Any, where: str, problems: list[str]) -> None:
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        problems.append(f"{where} must be a list of non-empty strings")
-
-
-def form_value(value: Any, where: str, problems: list[str]) -> None:
-    if not (isinstance(value, str | bool) or _is_number(value)):
-        problems.append(f"{where} must be a string, a number or a boolean")
-
-
-TAB = {"tab_id": Field(string)}
-CLICK = {"target": Field(target("coordinate", "ref"), True), "modifiers": Field(string), **TAB}
-POINT = {"target": Field(target("coordinate"), True), **TAB}
-REF = {"target": Field(target("ref"), True), **TAB}
-
-SCHEMAS: dict[str, dict[str, Field]] = {
-    "navigate": {"url": Field(nonempty_string, True), **TAB},
-    "list_tabs": {},
-    "new_tab": {},
-    "switch_tab": {"tab_id": Field(nonempty_string, True)},
-    "close_tab": {"tab_id": Field(nonempty_string, True)},
-    "read_page": {
-        "filter": Field(choice("interactive", "all")),
-        "depth": Field(integer(1)),
-        "ref": Field(nonempty_string),
-        **TAB,
-    },
-    "get_page_text": dict(TAB),
-    "read_console": dict(TAB),
-    "read_network": dict(TAB),
-    "find": {"query": Field(nonempty_string, True), **TAB},
-    "form_input": {**REF, "value": Field(form_value, True)},
-    "file_upload": {**REF, "paths": Field(string_list), "document_ids": Field(string_list)},
-    "scroll_to": dict(REF),
-    "screenshot": dict(TAB),
-    "zoom": {"region": Field(region, True), **TAB},
-    "left_click": dict(CLICK),
-    "right_click": dict(CLICK),
-    "middle_click": dict(CLICK),
-    "double_click": dict(CLICK),
-    "triple_click": dict(CLICK),
-    "hover": {"target": Field(target("coordinate", "ref"), True), **TAB},
-    "left_click_drag": {
-        "from": Field(target("coordinate"), True),
-        "target": Field(target("coordinate"), True),
-        **TAB,
-    },
-    "left_mouse_down": dict(POINT),
-    "left_mouse_up": dict(POINT),
-    "mouse_move": dict(POINT),
-    "scroll": {
-        **POINT,
-        "scroll_direction": Field(choice("up", "down", "left", "right"), True),
-        "scroll_amount": Field(integer(1, 10)),
-    },
-    "type": {"text": Field(string, True), **TAB},
-    "key": {"text": Field(nonempty_string, True), "repeat": Field(integer(1, 100)), **TAB},
-    "hold_key": {"text": Field(nonempty_string, True), "duration": Field(number(0, 30), True), **TAB},
-    "wait": {"duration": Field(number(0, 30), True), **TAB},
-    "javascript_exec": {"text": Field(nonempty_string, True), **TAB},
-}
-assert set(SCHEMAS) == set(MEMBER_NAMES)
-
-
-def _check_fields(
-    value: Mapping[str, Any], fields: Mapping[str, Field], problems: list[str], prefix: str = ""
-) -> None:
-    for key in value:
-        if key not in fields:
-            shown = key if isinstance(key, str) and len(key) <= 40 and key.isprintable() else "…"
-            problems.append(f"{prefix}{shown} is not a field of this member")
-    for name, spec in fields.items():
-        present = name in value and value[name] is not None
-        if not present:
-            if spec.required:
-                problems.append(f"{prefix}{name} is required")
-            continue
-        spec.check(value[name], f"{prefix}{name}", problems)
+def problem_text(member: str, f: schema.Failure) -> str:
+    """One schema failure in this surface's words."""
+    where = ".".join(_shown(p) for p in f.path if not isinstance(p, int))
+    own = len(f.path) == 1 and f.kind in ("missing", "unexpected")
+    composite = COMPOSITE.get((member, str(f.path[0]))) if f.path and not own else None
+    if composite is not None:
+        return composite.format(where=_shown(f.path[0]))
+    kind = f.schema.get("type")
+    return MESSAGES.get(f.kind, DEFAULT_MESSAGE).format(
+        where=where,
+        type=TYPE_WORDS.get(kind, "valid") if isinstance(kind, str) else "valid",
+        options=", ".join(repr(o) for o in f.schema.get("enum", ())),
+        alternatives=" or ".join(repr(o) for o in f.schema.get("enum", ())),
+        range=_range(f.schema.get("minimum"), f.schema.get("maximum")),
+    )
 
 
 def validate(name: str, raw: Any) -> dict[str, Any]:
     """The input as a plain dict with `None` optionals dropped; InputError listing every problem."""
     if not isinstance(raw, Mapping):
         raise InputError(f"Error: invalid input for {name}: the input must be an object.")
-    problems: list[str] = []
-    _check_fields(raw, SCHEMAS[name], problems)
-    if name == "file_upload" and not problems and not (raw.get("paths") or raw.get("document_ids")):
-        problems.append("give at least one of paths or document_ids")
+    raw = dict(raw)
+    validator = _validator(name)
+    problems = list(dict.fromkeys(problem_text(name, f) for f in validator.failures(raw)))
+    if not problems:
+        # The rules no schema states (they are in the schema file's description).
+        region = raw.get("region")
+        if name == "zoom" and not (region[0] < region[2] and region[1] < region[3]):
+            problems.append("region must have x0 < x1 and y0 < y1")
+        if name == "file_upload" and not (raw.get("paths") or raw.get("document_ids")):
+            problems.append("give at least one of paths or document_ids")
     if problems:
         raise InputError(f"Error: invalid input for {name}: {'; '.join(problems)}.")
-    return {k: v for k, v in raw.items() if v is not None}
+    return {k: v for k, v in validator.integers(raw).items() if v is not None}
 
 
 _PLACEHOLDER = re.compile(r"\{(scroll_direction|text|duration|ref)\}")

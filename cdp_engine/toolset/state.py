@@ -23,7 +23,8 @@ from ..core.refs import RefRegistry
 from ..errors import CDPEngineError
 
 if TYPE_CHECKING:
-    from ..core.browser import Browser, BrowserContext, Download, Tab
+    from ..core.browser import Browser, BrowserContext, Tab
+    from ..core.records import Download
 
 log = logging.getLogger("cdp_engine.toolset")
 
