@@ -36,9 +36,9 @@ class Worlds:
     def of(cls, tab: Tab) -> Worlds:
         """The tab's worlds (created on first use; they live as long as the tab)."""
         worlds = tab.extensions.get("worlds")
-        if worlds is None:
+        if not isinstance(worlds, cls):
             worlds = tab.extensions["worlds"] = cls(tab)
-        return worlds  # type: ignore[no-any-return]
+        return worlds
 
     def __init__(self, tab: Tab) -> None:
         self.tab = tab

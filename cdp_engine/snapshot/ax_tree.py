@@ -61,7 +61,7 @@ class AXNode:
 
 async def capture_ax_tree(tab: Tab) -> AXNode | None:
     """The tab's accessibility tree across all frames, or None for an empty page."""
-    tab._check_open()
+    tab.check_open()
     frames = [(fid, f) for fid, f in tab.frames.items() if not f.session.closed]
     sessions: dict[str, CDPSession] = {tab.main_frame_id: tab.session, **tab.frame_sessions}
     ax_futures = [f.session.send("Accessibility.getFullAXTree", {"frameId": fid}) for fid, f in frames]

@@ -521,7 +521,7 @@ class StateCapturer:
 
     async def _capture(self, fmt: str | None, jpeg_quality: int, t0: float) -> Capture:
         tab = self.tab
-        tab._check_open()
+        tab.check_open()
         frames = self._frame_sessions()
         params = {"computedStyles": SNAPSHOT_STYLES, "includePaintOrder": True, "includeDOMRects": False}
         worlds = self.worlds
