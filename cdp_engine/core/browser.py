@@ -14,7 +14,7 @@ import contextlib
 import itertools
 import logging
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Generator
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -993,9 +993,10 @@ class Browser:
             if proxy_bypass_list:
                 params["proxyBypassList"] = proxy_bypass_list
         result = await root.send("Target.createBrowserContext", params)
-        context = BrowserContext(self, result["browserContextId"])
+        context_id: str = result["browserContextId"]
+        context = BrowserContext(self, context_id)
         context.dialog_policy = dialog_policy
-        self.contexts[context.id] = context  # type: ignore[index]
+        self.contexts[context_id] = context
         await self._set_download_behavior(context.id)
         return context
 
@@ -1086,11 +1087,11 @@ def _unique_path(folder: Path, name: str) -> Path:
 class Starter:
     """Awaitable and async context manager, so both `await launch()` and `async with launch()` work."""
 
-    def __init__(self, factory: Callable[[], Any]) -> None:
+    def __init__(self, factory: Callable[[], Coroutine[Any, Any, Browser]]) -> None:
         self._factory = factory
         self._browser: Browser | None = None
 
-    def __await__(self):  # type: ignore[no-untyped-def]
+    def __await__(self) -> Generator[Any, None, Browser]:
         return self._factory().__await__()
 
     async def __aenter__(self) -> Browser:

@@ -975,9 +975,9 @@ class _Builder:
             if value:
                 parts.append(f' {attr}="{_attr_escape(value[:200])}"')
         if name in ("input", "textarea", "select"):
-            value = self._current_value(doc, node, name, attrs)
-            if value:
-                parts.append(f' value="{_attr_escape(value[:500])}"')
+            current = self._current_value(doc, node, name, attrs)
+            if current:
+                parts.append(f' value="{_attr_escape(current[:500])}"')
             if node in doc.input_checked:
                 parts.append(" checked")
             if name != "select":
