@@ -129,7 +129,7 @@ class Browser:
     profile_dir: str
     phases_ms: dict[str, float] = field(default_factory=dict)
     _closers: list[Callable[[], Awaitable[None] | None]] = field(default_factory=list)
-    _reader: asyncio.Task[None] | None = None
+    reader: asyncio.Task[None] | None = None  # the task feeding conn; close() cancels it
 
     async def close(self) -> None:
         """Ask Chromium to exit, then make sure it did, and remove its profile."""
@@ -141,10 +141,10 @@ class Browser:
                 res = closer()
                 if res is not None:
                     await res
-        if self._reader is not None:
-            self._reader.cancel()
+        if self.reader is not None:
+            self.reader.cancel()
             with contextlib.suppress(BaseException):
-                await self._reader
+                await self.reader
         try:
             await asyncio.to_thread(self.proc.wait, 5)
         except subprocess.TimeoutExpired:
@@ -220,7 +220,7 @@ async def launch(
                 conn.fail_all(ConnectionError("websocket closed"))
 
         browser = Browser(proc, conn, transport, profile, phases, [ws.close])
-        browser._reader = asyncio.create_task(read_ws())
+        browser.reader = asyncio.create_task(read_ws())
     elif transport == "pipe":
         cmd_r, cmd_w = os.pipe()
         resp_r, resp_w = os.pipe()
@@ -258,7 +258,7 @@ async def launch(
         browser = Browser(
             proc, conn, transport, profile, phases, [read_transport.close, write_transport.close]
         )
-        browser._reader = asyncio.create_task(read_pipe())
+        browser.reader = asyncio.create_task(read_pipe())
     else:
         raise ValueError(f"unknown transport {transport!r}")
     phases["connected"] = (time.perf_counter() - t0) * 1000

@@ -91,15 +91,15 @@ async def _engine_cdp_calls(tab: Any) -> float:
     current = tab.element_index.current
     lookups = sum(1 for el in current.elements.values() if not el.role_known) if current else 0
     params = {"computedStyles": SNAPSHOT_STYLES, "includePaintOrder": True, "includeDOMRects": False}
-    frames = capturer._frame_sessions()
+    frames = capturer.frame_sessions()
     t0 = time.perf_counter()
-    probes = capturer._send_probes()
+    probes = capturer.send_probes()
     snaps = await asyncio.gather(
         *[s.send("DOMSnapshot.captureSnapshot", params) for _, s in frames],
         *[(s.parent or tab.session).send("DOM.getFrameOwner", {"frameId": fid}) for fid, s in frames[1:]],
         return_exceptions=True,
     )
-    await capturer._read_probes(probes)
+    await capturer.read_probes(probes)
     snap = snaps[0]
     strings, nodes = snap["strings"], snap["documents"][0]["nodes"]
     wanted = {"A", "BUTTON", "INPUT", "SELECT", "TEXTAREA", "OPTION"}

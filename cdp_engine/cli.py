@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from typing import TYPE_CHECKING
 
 import orjson
+
+if TYPE_CHECKING:
+    from .core.lifecycle import WaitUntil
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -79,13 +83,13 @@ def _mcp(args: argparse.Namespace) -> int:
     os._exit(0)
 
 
-async def _state(url: str, screenshot: str, wait_until: str) -> None:
+async def _state(url: str, screenshot: str, wait_until: WaitUntil) -> None:
     from .index.element_index import ElementIndex
     from .index.tab import launch
 
     async with launch() as browser:
         tab = await browser.new_tab()
-        await tab.goto(url, wait_until=wait_until)  # type: ignore[arg-type]
+        await tab.goto(url, wait_until=wait_until)
         shot: bool | str = False if screenshot == "none" else screenshot
         state = await ElementIndex.of(tab).state(screenshot=shot)
         sys.stdout.buffer.write(orjson.dumps(state, option=orjson.OPT_INDENT_2) + b"\n")

@@ -67,8 +67,8 @@ def _policy(state: dict[str, Any]) -> dict[str, Any]:
     """Stands in for the model: decide the next action from the element index alone."""
     index = state["element_index"]
 
-    def first(**query: str) -> int | None:
-        found = find_element(index, **query)
+    def first(*, aria_label: str | None = None, text: str | None = None, placeholder: str | None = None) -> int | None:
+        found = find_element(index, aria_label=aria_label, text=text, placeholder=placeholder)
         return found[0] if found else None
 
     if "Dashboard" in state["page_content"]:

@@ -470,18 +470,15 @@ def test_find_element_orders_numerically_and_needs_a_criterion() -> None:
 
 
 def test_unsupported_keyword_is_refused() -> None:
-    compiler = schema._Compiler({})
     with pytest.raises(schema.SchemaError, match="unsupported keyword"):
-        compiler.compile({"type": "string", "format": "uri"}, ID_BASE)
+        schema.Validator({"type": "string", "format": "uri"})
 
 
 def test_generic_one_of_without_discriminator() -> None:
-    compiler = schema._Compiler({})
-    check = compiler.compile({"oneOf": [{"type": "integer"}, {"type": "number", "minimum": 10}]}, ID_BASE)
-    assert check is not None
-    assert check(3) is None
-    assert check(2.5) is not None  # matches neither
-    assert check(12) is not None  # matches both
+    check = schema.Validator({"oneOf": [{"type": "integer"}, {"type": "number", "minimum": 10}]})
+    assert check.is_valid(3)
+    assert not check.is_valid(2.5)  # matches neither
+    assert not check.is_valid(12)  # matches both
 
 
 def test_schemas_are_found_next_to_the_package() -> None:

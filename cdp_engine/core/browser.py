@@ -14,7 +14,7 @@ import contextlib
 import itertools
 import logging
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Generator
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -421,7 +421,8 @@ class Tab:
     def _timeout(self, timeout: float | None) -> float:
         return self.browser.navigation_timeout if timeout is None else timeout
 
-    def _check_open(self) -> None:
+    def check_open(self) -> None:
+        """Raise TargetClosedError once the tab or its session is gone, so a call fails fast instead of timing out."""
         if self.closed or self.session.closed:
             raise TargetClosedError(f"tab {self.target_id} is closed")
 
@@ -438,7 +439,7 @@ class Tab:
 
         A dialog held (policy 'hold') during the wait ends it at once (`dialog_ends`; Response.dialog).
         """
-        self._check_open()
+        self.check_open()
         check_wait_until(wait_until)
         if self.off_the_record and is_browser_ui_url(url):
             raise NavigationError(url, BROWSER_UI_REFUSED)
@@ -489,7 +490,7 @@ class Tab:
     async def _history_step(
         self, delta: int, wait_until: WaitUntil, timeout: float | None, dialog_ends: bool
     ) -> Response | None:
-        self._check_open()
+        self.check_open()
         check_wait_until(wait_until)
         timeout = self._timeout(timeout)
         history = await self.session.send("Page.getNavigationHistory", timeout=timeout)
@@ -524,7 +525,7 @@ class Tab:
         self, *, wait_until: WaitUntil = "load", timeout: float | None = None, dialog_ends: bool = True
     ) -> Response:
         """Reload the main document and wait for its new document to reach the lifecycle point."""
-        self._check_open()
+        self.check_open()
         check_wait_until(wait_until)
         timeout = self._timeout(timeout)
         with LifecycleWatcher(self) as watcher:
@@ -549,7 +550,7 @@ class Tab:
         context_id: int | None = None,
     ) -> Any:
         """Evaluate JavaScript in the page and return its value (promises awaited); JavaScriptError if it throws."""
-        self._check_open()
+        self.check_open()
         params: dict[str, Any] = {
             "expression": expression,
             "returnByValue": True,
@@ -573,7 +574,8 @@ class Tab:
         results = await asyncio.gather(
             *[s.send("Page.addScriptToEvaluateOnNewDocument", {"source": source}) for s in sessions]
         )
-        return results[0]["identifier"]
+        identifier: str = results[0]["identifier"]
+        return identifier
 
     async def screenshot_base64(
         self,
@@ -589,7 +591,7 @@ class Tab:
         """The viewport (or a clip of the page, or the whole page) at `scale`, as base64; the viewport
         size stays what the browser set. Every surface's screenshot goes through here or, for a capture
         that gathers it with other commands, files.start_screenshot."""
-        self._check_open()
+        self.check_open()
         if clip is None and (full_page or scale != 1.0):
             clip = await files.page_region(self.session, full_page=full_page, timeout=timeout)
         result = await files.start_screenshot(
@@ -614,7 +616,7 @@ class Tab:
         timeout: float | None = None,
     ) -> str:
         """The page printed to PDF (inches; A4 by default) as base64; headless Chromium only."""
-        self._check_open()
+        self.check_open()
         return await files.print_pdf(
             self.session,
             paper_width=paper_width,
@@ -626,7 +628,7 @@ class Tab:
 
     async def screenshot_region(self, *, full_page: bool = False, timeout: float | None = None) -> dict[str, float]:
         """The CSS rectangle a screenshot of the viewport (at its scroll offset) or the whole page covers."""
-        self._check_open()
+        self.check_open()
         return await files.page_region(self.session, full_page=full_page, timeout=timeout)
 
     async def screenshot(self, **kwargs: Any) -> bytes:
@@ -755,7 +757,7 @@ class Browser:
     async def start(self) -> None:
         """Discover targets and contexts and set up downloads; launch() and connect() call it once."""
         root = self.connection.root
-        version, contexts, _, _, _ = await asyncio.gather(
+        version, contexts, _discover, _downloads, _attach = await asyncio.gather(
             root.send("Browser.getVersion"),
             root.send("Target.getBrowserContexts"),
             root.send("Target.setDiscoverTargets", {"discover": True, "filter": [{"type": "page"}]}),
@@ -800,9 +802,9 @@ class Browser:
             self.tabs[tab.target_id] = tab
             self._spawn(self._setup_tab(tab, waiting))
         elif kind == "iframe":
-            tab = self._tab_for_session(session.parent)
-            if tab is not None:
-                self._spawn(tab.attach_frame_session(session, waiting))
+            owner = self._tab_for_session(session.parent)
+            if owner is not None:
+                self._spawn(owner.attach_frame_session(session, waiting))
             elif waiting:
                 session.send("Runtime.runIfWaitingForDebugger").add_done_callback(_quiet)
         else:
@@ -858,7 +860,8 @@ class Browser:
     def _on_connection_closed(self, reason: BaseException) -> None:
         for tab in list(self.tabs.values()):
             tab.mark_closed(reason)
-        for future in [*self._pending_tabs.values(), *self._closed_tabs.values()]:
+        futures: list[asyncio.Future[Any]] = [*self._pending_tabs.values(), *self._closed_tabs.values()]
+        for future in futures:
             if not future.done():
                 future.set_exception(reason)
                 future.exception()
@@ -990,9 +993,10 @@ class Browser:
             if proxy_bypass_list:
                 params["proxyBypassList"] = proxy_bypass_list
         result = await root.send("Target.createBrowserContext", params)
-        context = BrowserContext(self, result["browserContextId"])
+        context_id: str = result["browserContextId"]
+        context = BrowserContext(self, context_id)
         context.dialog_policy = dialog_policy
-        self.contexts[context.id] = context  # type: ignore[index]
+        self.contexts[context_id] = context
         await self._set_download_behavior(context.id)
         return context
 
@@ -1083,11 +1087,11 @@ def _unique_path(folder: Path, name: str) -> Path:
 class Starter:
     """Awaitable and async context manager, so both `await launch()` and `async with launch()` work."""
 
-    def __init__(self, factory: Callable[[], Any]) -> None:
+    def __init__(self, factory: Callable[[], Coroutine[Any, Any, Browser]]) -> None:
         self._factory = factory
         self._browser: Browser | None = None
 
-    def __await__(self):  # type: ignore[no-untyped-def]
+    def __await__(self) -> Generator[Any, None, Browser]:
         return self._factory().__await__()
 
     async def __aenter__(self) -> Browser:

@@ -98,9 +98,9 @@ class InputState:
     def of(cls, tab: InputTab) -> InputState:
         """The tab's one input state (created on first use; it lives as long as the tab)."""
         state = tab.extensions.get("input")
-        if state is None:
+        if not isinstance(state, cls):
             state = tab.extensions["input"] = cls()
-        return state  # type: ignore[no-any-return]
+        return state
 
 
 def input_state(tab: InputTab) -> InputState:

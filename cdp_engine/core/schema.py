@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -131,6 +132,25 @@ def _is_integer(v: Any) -> bool:
 def _is_number(v: Any) -> bool:
     # NaN and the infinities are not JSON numbers (JSON cannot write them): never valid as a number.
     return isinstance(v, (int, float)) and not isinstance(v, bool) and (type(v) is int or math.isfinite(v))
+
+
+# Numeric bound keywords and their comparison (value op bound).
+_BOUNDS: tuple[tuple[str, Callable[[Any, Any], bool]], ...] = (
+    ("minimum", operator.ge),
+    ("maximum", operator.le),
+    ("exclusiveMinimum", operator.gt),
+    ("exclusiveMaximum", operator.lt),
+)
+
+
+def _bound(op: Callable[[Any, Any], bool], bound: Any) -> _Pred:
+    """A numeric bound: only numbers are held to it (the type keyword judges the rest)."""
+    return lambda v: not _is_number(v) or op(v, bound)
+
+
+def _length(op: Callable[[int, int], bool], n: int) -> _Pred:
+    """A string length bound: only strings are held to it."""
+    return lambda v: not isinstance(v, str) or op(len(v), n)
 
 
 _TYPE_PRED: dict[str, _Pred] = {
@@ -363,18 +383,13 @@ class _Compiler:
                         return False
 
                     preds.append(any_type)
-            for key, op in (
-                ("minimum", lambda v, b: v >= b),
-                ("maximum", lambda v, b: v <= b),
-                ("exclusiveMinimum", lambda v, b: v > b),
-                ("exclusiveMaximum", lambda v, b: v < b),
-            ):
+            for key, op in _BOUNDS:
                 if key in schema:
-                    preds.append(lambda v, b=schema[key], op=op: not _is_number(v) or op(v, b))
+                    preds.append(_bound(op, schema[key]))
         if "minLength" in schema:
-            preds.append(lambda v, n=schema["minLength"]: not isinstance(v, str) or len(v) >= n)
+            preds.append(_length(operator.ge, schema["minLength"]))
         if "maxLength" in schema:
-            preds.append(lambda v, n=schema["maxLength"]: not isinstance(v, str) or len(v) <= n)
+            preds.append(_length(operator.le, schema["maxLength"]))
         if "pattern" in schema:
             search = re.compile(schema["pattern"]).search
             preds.append(lambda v: not isinstance(v, str) or search(v) is not None)

@@ -11,8 +11,8 @@ sessions a surface enabled Runtime on (`watch`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError
@@ -36,9 +36,9 @@ class Worlds:
     def of(cls, tab: Tab) -> Worlds:
         """The tab's worlds (created on first use; they live as long as the tab)."""
         worlds = tab.extensions.get("worlds")
-        if worlds is None:
+        if not isinstance(worlds, cls):
             worlds = tab.extensions["worlds"] = cls(tab)
-        return worlds  # type: ignore[no-any-return]
+        return worlds
 
     def __init__(self, tab: Tab) -> None:
         self.tab = tab
@@ -156,15 +156,19 @@ class Worlds:
 
     def _on_destroyed(self, session: CDPSession, params: dict[str, Any]) -> None:
         gone = params.get("executionContextId")
-        for table in (self._worlds, self._main):
-            for key, (sess, ctx) in list(table.items()):
-                if sess is session and ctx == gone:
-                    with contextlib.suppress(KeyError):
-                        del table[key]  # type: ignore[arg-type]
+        _drop(self._worlds, lambda sess, ctx: sess is session and ctx == gone)
+        _drop(self._main, lambda sess, ctx: sess is session and ctx == gone)
 
     def _on_cleared(self, session: CDPSession) -> None:
-        for table in (self._worlds, self._main):
-            for key, (sess, _ctx) in list(table.items()):
-                if sess is session:
-                    with contextlib.suppress(KeyError):
-                        del table[key]  # type: ignore[arg-type]
+        _drop(self._worlds, lambda sess, _ctx: sess is session)
+        _drop(self._main, lambda sess, _ctx: sess is session)
+
+
+_K = TypeVar("_K")
+
+
+def _drop(table: dict[_K, tuple[CDPSession, int]], gone: Callable[[CDPSession, int], bool]) -> None:
+    """Remove the contexts `gone` picks from one of the tables (both map a key to (session, context id))."""
+    for key, (sess, ctx) in list(table.items()):
+        if gone(sess, ctx):
+            table.pop(key, None)

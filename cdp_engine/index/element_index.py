@@ -73,9 +73,9 @@ class ElementIndex:
     def of(cls, tab: Tab) -> ElementIndex:
         """The tab's element index (created on first use; it lives as long as the tab)."""
         index = tab.extensions.get("element_index")
-        if index is None:
+        if not isinstance(index, cls):
             index = tab.extensions["element_index"] = cls(tab)
-        return index  # type: ignore[no-any-return]
+        return index
 
     def __init__(self, tab: Tab) -> None:
         self.tab = tab

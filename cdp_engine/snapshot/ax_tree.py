@@ -10,12 +10,13 @@ what is visible.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..cdp.connection import CDPSession
 from ..core.refs import ax_name, ax_role
-from .capture import _Builder, _Doc
+from .capture import ElementBox, element_boxes
 
 if TYPE_CHECKING:
     from ..core.browser import Tab
@@ -52,7 +53,7 @@ class AXNode:
     def interactive(self) -> bool:
         return self.role in INTERACTIVE_AX_ROLES or bool(self.properties.get("focusable") and self.role not in ("RootWebArea", "WebArea", "Iframe"))
 
-    def walk(self, depth: int = 0):  # type: ignore[no-untyped-def]
+    def walk(self, depth: int = 0) -> Iterator[tuple[AXNode, int]]:
         """(node, depth) pairs in tree order."""
         yield self, depth
         for child in self.children:
@@ -61,7 +62,7 @@ class AXNode:
 
 async def capture_ax_tree(tab: Tab) -> AXNode | None:
     """The tab's accessibility tree across all frames, or None for an empty page."""
-    tab._check_open()
+    tab.check_open()
     frames = [(fid, f) for fid, f in tab.frames.items() if not f.session.closed]
     sessions: dict[str, CDPSession] = {tab.main_frame_id: tab.session, **tab.frame_sessions}
     ax_futures = [f.session.send("Accessibility.getFullAXTree", {"frameId": fid}) for fid, f in frames]
@@ -82,32 +83,14 @@ async def capture_ax_tree(tab: Tab) -> AXNode | None:
     vp = metrics["cssVisualViewport"]
     viewport = (vp["clientWidth"], vp["clientHeight"], vp["pageX"], vp["pageY"])
 
-    # Boxes: reuse the state capture's frame placement.
-    docs: dict[str, list[_Doc]] = {}
-    for fid, result in snap_results.items():
-        if not isinstance(result, BaseException):
-            docs[fid] = [_Doc(sessions[fid], d, result["strings"]) for d in result["documents"]]
+    # Boxes: the state capture's own frame placement.
+    snapshots = {fid: (sessions[fid], r) for fid, r in snap_results.items() if not isinstance(r, BaseException)}
     oopif_owner = {
         ((tab.frame_sessions[fid].parent or tab.session).id or "", owner["backendNodeId"]): fid
         for fid, owner in owners.items()
         if fid in tab.frame_sessions and not isinstance(owner, BaseException)
     }
-    builder = _Builder(_Shim(tab), viewport, docs, oopif_owner)
-    await builder.place_frames()
-    boxes: dict[tuple[str, int], tuple[tuple[float, float, float, float], bool, str, dict[str, str]]] = {}
-    for doc_list in docs.values():
-        for doc in doc_list:
-            sid = doc.session.id or ""
-            for ni in doc.rects:
-                if doc.types[ni] != 1:
-                    continue
-                box, visible = builder._visible_box(doc, ni)
-                if doc.visibility.get(ni, "visible") in ("hidden", "collapse"):
-                    visible = False
-                boxes[(sid, doc.backend[ni])] = (box, visible, doc.names[ni], {})
-            for ni, name in enumerate(doc.names):
-                if doc.types[ni] == 1 and (sid, doc.backend[ni]) in boxes:
-                    boxes[(sid, doc.backend[ni])] = (*boxes[(sid, doc.backend[ni])][:2], name, doc.attributes(ni))
+    boxes = await element_boxes(tab, snapshots, viewport, oopif_owner)
 
     roots: dict[str, AXNode] = {}
     owner_nodes: dict[tuple[str, int], AXNode] = {}
@@ -121,10 +104,10 @@ async def capture_ax_tree(tab: Tab) -> AXNode | None:
     for fid, owner in owners.items():
         if isinstance(owner, BaseException) or fid not in roots:
             continue
-        frame = tab.frames.get(fid)
-        if frame is None or frame.parent_id is None:
+        child = tab.frames.get(fid)
+        if child is None or child.parent_id is None:
             continue
-        parent_frame = tab.frames.get(frame.parent_id)
+        parent_frame = tab.frames.get(child.parent_id)
         parent_session = parent_frame.session if parent_frame else tab.session
         host = owner_nodes.get((parent_session.id or "", owner["backendNodeId"]))
         if host is not None:
@@ -132,18 +115,11 @@ async def capture_ax_tree(tab: Tab) -> AXNode | None:
     return roots.get(tab.main_frame_id)
 
 
-class _Shim:
-    """The little of a StateCapturer that frame placement needs."""
-
-    def __init__(self, tab: Tab) -> None:
-        self.tab = tab
-
-
 def _build(
     nodes: list[dict[str, Any]],
     session: CDPSession,
     frame_id: str,
-    boxes: dict[tuple[str, int], tuple[tuple[float, float, float, float], bool, str, dict[str, str]]],
+    boxes: dict[tuple[str, int], ElementBox],
     owner_nodes: dict[tuple[str, int], AXNode],
 ) -> AXNode | None:
     by_id: dict[str, dict[str, Any]] = {n["nodeId"]: n for n in nodes}

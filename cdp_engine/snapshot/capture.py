@@ -389,6 +389,51 @@ class _Doc:
         return dict(zip(map(get, pairs), map(get, pairs), strict=False))
 
 
+# An element's box in top-level viewport CSS px, whether any of it shows, its tag and its attributes.
+ElementBox = tuple[tuple[float, float, float, float], bool, str, dict[str, str]]
+
+
+async def element_boxes(
+    tab: Tab,
+    snapshots: dict[str, tuple[CDPSession, dict[str, Any]]],
+    viewport: tuple[float, float, float, float],
+    oopif_owner: dict[tuple[str, int], str],
+) -> dict[tuple[str, int], ElementBox]:
+    """Every element of the snapshots, keyed by (session id, backend node id), placed across frames exactly as
+    the state capture places them (scroll, iframe content boxes, each frame's clip): the accessibility tree's
+    geometry, so both views agree on what is visible.
+
+    `snapshots` maps a frame session's frame id to (its session, its DOMSnapshot.captureSnapshot result);
+    `oopif_owner` maps (owner session id, iframe backend node id) to the out-of-process frame it hosts.
+    """
+    docs = {
+        fid: [_Doc(session, d, result["strings"]) for d in result["documents"]]
+        for fid, (session, result) in snapshots.items()
+    }
+    builder = _Builder(tab, None, viewport, docs, oopif_owner)
+    await builder.place_frames()
+    boxes: dict[tuple[str, int], ElementBox] = {}
+    for doc_list in docs.values():
+        for doc in doc_list:
+            sid = doc.session.id or ""
+            for ni in doc.rects:
+                if doc.types[ni] != 1:
+                    continue
+                box, visible = builder.visible_box(doc, ni)
+                if doc.visibility.get(ni, "visible") in ("hidden", "collapse"):
+                    visible = False
+                boxes[(sid, doc.backend[ni])] = (box, visible, doc.names[ni], {})
+            for ni, name in enumerate(doc.names):
+                if doc.types[ni] == 1 and (sid, doc.backend[ni]) in boxes:
+                    boxes[(sid, doc.backend[ni])] = (*boxes[(sid, doc.backend[ni])][:2], name, doc.attributes(ni))
+    return boxes
+
+
+# What send_probes() sent: the tab's frame/navigation event count then, and per frame (frame id, loader id,
+# the probe's pending answer or None when the frame has no world yet).
+SentProbes = tuple[int, list[tuple[str, str, asyncio.Future[dict[str, Any]] | None]]]
+
+
 class StateCapturer:
     """Captures the state of one tab and caches it until the page changes."""
 
@@ -402,7 +447,9 @@ class StateCapturer:
 
     # ----- change detection -------------------------------------------------------------------
 
-    def _frame_sessions(self) -> list[tuple[str, CDPSession]]:
+    def frame_sessions(self) -> list[tuple[str, CDPSession]]:
+        """(frame id, session) of each session a capture snapshots: the tab's first, then each
+        out-of-process frame's (whose owner iframe the capture asks its parent session for)."""
         tab = self.tab
         return [(tab.main_frame_id, tab.session), *tab.frame_sessions.items()]
 
@@ -415,8 +462,9 @@ class StateCapturer:
         or the document of `loader_id`), None when it is not installed."""
         return self.worlds.get(frame_id, loader_id)
 
-    def _send_probes(self) -> tuple[int, list[tuple[str, str, asyncio.Future[dict[str, Any]] | None]]]:
-        """Send the change probe to every frame now (before anything else), without awaiting."""
+    def send_probes(self) -> SentProbes:
+        """Send the change probe to every frame now (before anything else), without awaiting; read_probes()
+        turns the answers into the version key. A capture sends them first in its burst."""
         probes: list[tuple[str, str, asyncio.Future[dict[str, Any]] | None]] = []
         worlds = self.worlds
         frames = self.tab.frames
@@ -434,9 +482,9 @@ class StateCapturer:
             probes.append((fid, loader, future))
         return self.tab.dom_version, probes
 
-    async def _read_probes(
-        self, sent: tuple[int, list[tuple[str, str, asyncio.Future[dict[str, Any]] | None]]]
-    ) -> tuple[Any, ...]:
+    async def read_probes(self, sent: SentProbes) -> tuple[Any, ...]:
+        """The version key from the probes send_probes() sent: (None,) if a frame or navigation event came
+        in between (never equal to a cached key), else the event count and each frame's change counter."""
         before, probes = sent
         parts: list[tuple[str, str, Any]] = []
         for fid, loader, future in probes:
@@ -455,7 +503,7 @@ class StateCapturer:
 
     async def version_key(self) -> tuple[Any, ...]:
         """What the state depends on: frame/navigation events seen, and each frame's change counter."""
-        return await self._read_probes(self._send_probes())
+        return await self.read_probes(self.send_probes())
 
     async def _viewport(
         self, sent: tuple[int, list[tuple[str, str, Any]]]
@@ -521,14 +569,14 @@ class StateCapturer:
 
     async def _capture(self, fmt: str | None, jpeg_quality: int, t0: float) -> Capture:
         tab = self.tab
-        tab._check_open()
-        frames = self._frame_sessions()
+        tab.check_open()
+        frames = self.frame_sessions()
         params = {"computedStyles": SNAPSHOT_STYLES, "includePaintOrder": True, "includeDOMRects": False}
         worlds = self.worlds
         missing = [fid for fid, _s in self._probe_frames() if worlds.get(fid) is None]
         if missing:  # a new document: its probe must be in place first (usually installed already at commit)
             await asyncio.gather(*[worlds.ensure(fid) for fid in missing])
-        probes = self._send_probes()  # read before the snapshot: a later change can only cause a miss
+        probes = self.send_probes()  # read before the snapshot: a later change can only cause a miss
         snapshot_futures = [s.send("DOMSnapshot.captureSnapshot", params) for _, s in frames]
         shot_future = None
         if fmt is not None:
@@ -560,7 +608,7 @@ class StateCapturer:
                 parent = s.parent or tab.session
                 oopif_owner[(parent.id or "", owner["backendNodeId"])] = fid
 
-        builder = _Builder(self, viewport, docs_by_session, oopif_owner)
+        builder = _Builder(tab, self.worlds, viewport, docs_by_session, oopif_owner)
         await builder.place_frames()
         await builder.verify()
         builder.walk()
@@ -582,7 +630,7 @@ class StateCapturer:
         }
         if shot_future is not None:
             state["screenshot"] = (await shot_future)["data"]
-        key = await self._read_probes(probes)
+        key = await self.read_probes(probes)
         t_end = time.perf_counter()
         timings = {
             "snapshot_ms": (t_snapshot - t0) * 1000,
@@ -600,13 +648,14 @@ class _Builder:
 
     def __init__(
         self,
-        capturer: StateCapturer,
+        tab: Tab,
+        worlds: Worlds | None,
         viewport: tuple[float, float, float, float],
         docs: dict[str, list[_Doc]],
         oopif_owner: dict[tuple[str, int], str],
     ) -> None:
-        self.capturer = capturer
-        self.tab = capturer.tab
+        self.tab = tab
+        self.worlds = worlds  # None: geometry only (element_boxes), nothing to verify in a world
         self.viewport = viewport
         self.docs = docs
         self.oopif_owner = oopif_owner
@@ -896,7 +945,8 @@ class _Builder:
                             ids.add(doc.texts[a[k + 1]])
         return ids
 
-    def _visible_box(self, doc: _Doc, node: int) -> tuple[tuple[float, float, float, float], bool]:
+    def visible_box(self, doc: _Doc, node: int) -> tuple[tuple[float, float, float, float], bool]:
+        """The node's box in top-level viewport px, and whether some of it lies inside its frame's clip."""
         r = doc.rects.get(node)
         if r is None:
             return (0.0, 0.0, 0.0, 0.0), False
@@ -975,9 +1025,9 @@ class _Builder:
             if value:
                 parts.append(f' {attr}="{_attr_escape(value[:200])}"')
         if name in ("input", "textarea", "select"):
-            value = self._current_value(doc, node, name, attrs)
-            if value:
-                parts.append(f' value="{_attr_escape(value[:500])}"')
+            current = self._current_value(doc, node, name, attrs)
+            if current:
+                parts.append(f' value="{_attr_escape(current[:500])}"')
             if node in doc.input_checked:
                 parts.append(" checked")
             if name != "select":
@@ -1156,7 +1206,9 @@ class _Builder:
         Without a usable isolated world (not installed yet, or gone with its document) one is asked for
         first; only if that fails too does the geometry stand: not clipped, covered.
         """
-        capturer = self.capturer
+        worlds = self.worlds
+        if worlds is None:
+            return
         jobs = []
         for docs in self.docs.values():
             for doc in docs:
@@ -1164,19 +1216,19 @@ class _Builder:
                     continue  # never placed (a frame outside the page): nothing in it is indexed
                 clip_check, cover_check = self._uncertain(doc)
                 if clip_check or cover_check:
-                    ctx = capturer.world_context(doc.frame_id)
+                    ctx = worlds.get(doc.frame_id)
                     self.verified += len(clip_check) + len(cover_check)
-                    jobs.append(self._verify_doc(doc, ctx, clip_check, cover_check))
+                    jobs.append(self._verify_doc(worlds, doc, ctx, clip_check, cover_check))
         if jobs:
             await asyncio.gather(*jobs)
 
     async def _verify_doc(
-        self, doc: _Doc, ctx: int | None, clip_check: list[int], cover_check: list[int]
+        self, worlds: Worlds, doc: _Doc, ctx: int | None, clip_check: list[int], cover_check: list[int]
     ) -> None:
         result = await self._ask_styles(doc, ctx, clip_check + cover_check, len(clip_check)) if ctx else None
         if result is None:  # the world was not installed yet, or went with its document: install it now
-            self.capturer.worlds.forget(doc.frame_id)
-            ctx = await self.capturer.worlds.ensure(doc.frame_id)
+            worlds.forget(doc.frame_id)
+            ctx = await worlds.ensure(doc.frame_id)
             if ctx is None:
                 return
             result = await self._ask_styles(doc, ctx, clip_check + cover_check, len(clip_check))
@@ -1252,7 +1304,7 @@ class _Builder:
             box, visible = sel.box, True
             select_index = sel.index
         else:
-            box, visible = self._visible_box(doc, node)
+            box, visible = self.visible_box(doc, node)
             if not visible or opacity <= 0 or self._occluded(doc, node, box):
                 return None
         index = len(self.elements) + 1
