@@ -337,10 +337,14 @@ async def test_settle_waits_for_requests_in_flight(fake: FakeBrowser) -> None:
     async def click() -> None:
         fake.emit("Network.requestWillBeSent", {"requestId": "R1", "type": "Fetch", "request": {"url": URL + "/api"}})
         fake.emit("Network.requestWillBeSent", {"requestId": "R2", "type": "WebSocket", "request": {"url": "ws://x"}})
+        fake.emit("Network.requestWillBeSent", {"requestId": "R3", "type": "XHR", "request": {"url": URL + "/gone"}})
 
     settling = asyncio.ensure_future(settle(fake.tab, click(), network=network))
     await ticks(10)
-    assert not settling.done() and network.inflight == 1  # the WebSocket is not waited for
+    assert not settling.done() and network.inflight == 2  # the WebSocket is not waited for
+    fake.emit("Network.loadingFailed", {"requestId": "R3", "errorText": "net::ERR_CONNECTION_REFUSED"})
+    await ticks()
+    assert not settling.done() and network.inflight == 1
     fake.emit("Network.loadingFinished", {"requestId": "R1"})
     report = await asyncio.wait_for(settling, 1)
     assert report.waited_for == ["dom", "network"] and dom_quiet_calls(fake) == 2
