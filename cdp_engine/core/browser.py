@@ -468,12 +468,13 @@ class Tab:
                 )  # fmt: skip
                 return Response(self.url, None, None, same_document=True)
             watcher.expect(loader_id)
-            if wait_until != "commit":
-                outcome = await watcher.wait(
-                    wait_until, max(0.0, deadline - loop.time()), dialog_ends=dialog_ends, url=url
-                )
-                if outcome.dialog:  # the renderer is paused: reading the status would wait for the answer
-                    return Response(self.url, None, loader_id, dialog=True)
+            # "commit" too: Page.navigate may answer before the new document's Page.frameNavigated.
+            try:
+                outcome = await watcher.wait(wait_until, max(0.0, deadline - loop.time()), dialog_ends=dialog_ends)
+            except NavigationTimeoutError:  # the caller's timeout, not what was left of it after the answer
+                raise NavigationTimeoutError(url, wait_until, timeout) from None
+            if outcome.dialog:  # the renderer is paused: reading the status would wait for the answer
+                return Response(self.url, None, loader_id, dialog=True)
         status = await self._main_status(max(0.1, deadline - loop.time()))
         return Response(self.url, status, loader_id)
 

@@ -146,9 +146,11 @@ class LifecycleWatcher:
             self.tab.check_conditions()
 
     def _on_same_document(self, params: dict[str, Any]) -> None:
-        # The tab's own listener (registered first) has already updated its url and woken waiters.
-        if self._is_main(params):
+        # The tab's own listener (registered first) has already updated its url, and checked the waits
+        # before this flag was set: check them again, or a same-document wait runs to its deadline.
+        if self._is_main(params) and not self.same_document:
             self.same_document = True
+            self.tab.check_conditions()
 
     def expect(self, loader_id: str) -> None:
         """The navigation's own document (Page.navigate answered with it): only it, or a client-side
