@@ -161,12 +161,16 @@ async def test_console_and_network_observers(
     traffic = observers.watch_network(
         tab.session, on_request=requests.append, on_finished=finished.append, keep_bodies=False
     )
-    await asyncio.gather(console.enabled, traffic.enabled)
+    listening: list[dict[str, Any]] = []
+    listener = observers.watch_network(tab.session, on_request=listening.append, enable=False)
+    await asyncio.gather(console.enabled, traffic.enabled, listener.enabled)
     await tab.goto(site.add("/apis/observed", "<script>console.log('hi', 1); setTimeout(() => { throw new Error('x'); });</script>"))
     await wait(lambda: bool(logged) and bool(thrown) and bool(finished))
     assert [a.get("value") for a in logged[0]["args"]] == ["hi", 1]
     assert "Error: x" in thrown[0]["exceptionDetails"]["exception"]["description"]
     assert any(r["request"]["url"].endswith("/apis/observed") for r in requests)
+    assert [r["requestId"] for r in listening] == [r["requestId"] for r in requests]  # listens, no second enable
+    listener.close()
     console.close()
     traffic.close()
     count = len(logged)

@@ -60,10 +60,12 @@ def watch_network(
     on_finished: Handler | None = None,
     on_failed: Handler | None = None,
     keep_bodies: bool = True,
+    enable: bool = True,
 ) -> Subscription:
     """Network.requestWillBeSent / responseReceived / loadingFinished / loadingFailed; enables Network.
 
-    keep_bodies=False asks Chromium to buffer no response bodies (a log that never reads them).
+    keep_bodies=False asks Chromium to buffer no response bodies (a log that never reads them);
+    enable=False only listens, for a session whose Network domain its owner already turned on.
     """
     unsubscribes = _subscribe(
         session,
@@ -74,5 +76,9 @@ def watch_network(
             "Network.loadingFailed": on_failed,
         },
     )
+    if not enable:
+        done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        done.set_result({})
+        return Subscription(unsubscribes, done)
     params = None if keep_bodies else {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}
     return Subscription(unsubscribes, session.send("Network.enable", params))

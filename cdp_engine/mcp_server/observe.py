@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..cdp.connection import CDPSession
-from ..core import scripts
+from ..core import observers, scripts
 from ..core.browser import Tab
 from ..core.records import Download
 from ..core.worlds import Worlds
@@ -150,8 +150,9 @@ class Observer:
             pass  # 'navigated' tab events
 
     def _watch_network(self, session: CDPSession) -> None:
-        self._unsubs.append(session.on("Network.requestWillBeSent", self._on_request))
-        self._unsubs.append(session.on("Network.responseReceived", self._on_response))
+        # The instance enabled Network on every page session (instances.py): only listen here.
+        watch = observers.watch_network(session, on_request=self._on_request, on_response=self._on_response, enable=False)
+        self._unsubs.append(watch.close)
 
     def disarm(self) -> None:
         for unsub in self._unsubs:
