@@ -25,12 +25,11 @@ from ..cdp.transport import WebSocketTransport
 from ..errors import (
     CDPEngineError,
     ConnectionClosedError,
-    JavaScriptError,
     NavigationError,
     NavigationTimeoutError,
     TargetClosedError,
 )
-from . import files
+from . import files, scripts
 from .lifecycle import LifecycleWatcher, WaitUntil, check_wait_until
 from .records import Dialog, Download, Frame, Response
 
@@ -552,21 +551,14 @@ class Tab:
     ) -> Any:
         """Evaluate JavaScript in the page and return its value (promises awaited); JavaScriptError if it throws."""
         self.check_open()
-        params: dict[str, Any] = {
-            "expression": expression,
-            "returnByValue": True,
-            "awaitPromise": await_promise,
-            "userGesture": user_gesture,
-        }
-        if context_id is not None:
-            params["contextId"] = context_id
-        result = await (session or self.session).send("Runtime.evaluate", params, timeout=timeout)
-        details = result.get("exceptionDetails")
-        if details:
-            exception = details.get("exception") or {}
-            message = exception.get("description") or details.get("text") or "script failed"
-            raise JavaScriptError(message, details)
-        return result.get("result", {}).get("value")
+        return await scripts.evaluate_value(
+            session or self.session,
+            expression,
+            context_id=context_id,
+            await_promise=await_promise,
+            user_gesture=user_gesture,
+            timeout=timeout,
+        )
 
     async def add_init_script(self, source: str) -> str:
         """Run source at the start of every new document in every frame of this tab."""
@@ -691,6 +683,23 @@ class BrowserContext:
 
     async def new_tab(self, url: str | None = None, **goto_kwargs: Any) -> Tab:
         return await self.browser.new_tab(url, context=self, **goto_kwargs)
+
+    def _context_params(self) -> dict[str, Any]:
+        return {"browserContextId": self.id} if self.id else {}
+
+    async def cookies(self) -> list[dict[str, Any]]:
+        """Every cookie of this context (the protocol's Network.Cookie objects)."""
+        result = await self.browser.connection.root.send("Storage.getCookies", self._context_params())
+        cookies: list[dict[str, Any]] = result.get("cookies", [])
+        return cookies
+
+    async def add_cookies(self, cookies: list[dict[str, Any]]) -> None:
+        """Set cookies (each {name, value} plus url or domain+path, optional expires/httpOnly/secure/sameSite)."""
+        await self.browser.connection.root.send("Storage.setCookies", {"cookies": cookies, **self._context_params()})
+
+    async def clear_cookies(self) -> None:
+        """Delete every cookie of this context."""
+        await self.browser.connection.root.send("Storage.clearCookies", self._context_params())
 
     async def close(self) -> None:
         """Dispose the context and every tab in it."""
@@ -1028,6 +1037,12 @@ class Browser:
         if url is not None:
             await tab.goto(url, timeout=timeout, **goto_kwargs)
         return tab
+
+    async def targets(self, *, timeout: float = 2.0) -> list[dict[str, Any]]:
+        """Every target's TargetInfo (title, url, type...) in one browser-level round trip (works under an open dialog)."""
+        result = await self.connection.root.send("Target.getTargets", timeout=timeout)
+        infos: list[dict[str, Any]] = result.get("targetInfos", [])
+        return infos
 
     async def add_init_script(self, source: str) -> None:
         """Run source at the start of every new document in every frame of every tab, now and later."""

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..cdp.connection import CDPSession
-from ..errors import CDPEngineError, JavaScriptError
-from . import keys
+from ..errors import CDPEngineError
+from . import keys, scripts
 
 log = logging.getLogger("cdp_engine")
 
@@ -454,27 +454,7 @@ async def type_text(tab: InputTab, text: str) -> None:
 async def call_function_on(session: CDPSession, backend_node_id: int, function: str, *args: Any) -> Any:
     """Call a JS function with `this` bound to a node; its JSON value. CDPEngineError if the node is gone,
     JavaScriptError if the function throws."""
-    resolved = await session.send("DOM.resolveNode", {"backendNodeId": backend_node_id})
-    object_id = resolved["object"]["objectId"]
-    try:
-        result = await session.send(
-            "Runtime.callFunctionOn",
-            {
-                "objectId": object_id,
-                "functionDeclaration": function,
-                "arguments": [{"value": a} for a in args],
-                "returnByValue": True,
-                "awaitPromise": True,
-                "userGesture": True,
-            },
-        )
-    finally:
-        session.send("Runtime.releaseObject", {"objectId": object_id}).add_done_callback(_quiet)
-    if "exceptionDetails" in result:
-        details = result["exceptionDetails"]
-        message = (details.get("exception") or {}).get("description") or details.get("text") or "script failed"
-        raise JavaScriptError(str(message), details)
-    return result.get("result", {}).get("value")
+    return (await scripts.call_on_node(session, backend_node_id, function, *args)).get("value")
 
 
 async def call_on(target: Target, function: str, *args: Any) -> Any:

@@ -13,9 +13,9 @@ from typing import Any, Literal
 
 import orjson
 
-from ..core import input
+from ..core import input, scripts
 from ..core.refs import NodeRef
-from ..errors import CDPEngineError, CommandTimeoutError, ProtocolError
+from ..errors import CDPEngineError, CommandTimeoutError, JavaScriptError, ProtocolError
 from ..snapshot.ax_tree import capture_ax_tree
 from .envelope import ToolError
 from .instances import STATIC_RESOURCE_TYPES, Instance, Page
@@ -136,13 +136,16 @@ async def _element_object(page: Page, cdp_frame: str, selector: str, *, main_wor
         session, context_id = _main_world(page, cdp_frame)
     else:
         session, context_id = await frame_world(page, cdp_frame)
-    result = await session.send(
-        "Runtime.evaluate",
-        {"expression": f"document.querySelector({json.dumps(selector)})", "contextId": context_id},
-    )
-    if "exceptionDetails" in result:
-        raise ToolError("invalid_params", f"'{selector}' is not a valid CSS selector.")
-    obj = result.get("result") or {}
+    try:
+        obj = await scripts.evaluate(
+            session,
+            f"document.querySelector({json.dumps(selector)})",
+            context_id=context_id,
+            by_value=False,
+            await_promise=False,
+        )
+    except JavaScriptError:
+        raise ToolError("invalid_params", f"'{selector}' is not a valid CSS selector.") from None
     if obj.get("subtype") == "null" or "objectId" not in obj:
         raise ToolError("element_not_found", f"No element matches selector '{selector}'.")
     return session, obj["objectId"]
@@ -150,8 +153,7 @@ async def _element_object(page: Page, cdp_frame: str, selector: str, *, main_wor
 
 async def _selector_snapshot(page: Page, cdp_frame: str, root: Any, selector: str) -> str:
     session, object_id = await _element_object(page, cdp_frame, selector, main_world=False)
-    described = await session.send("DOM.describeNode", {"objectId": object_id})
-    backend = described["node"]["backendNodeId"]
+    backend = (await scripts.describe_node(session, object_id))["backendNodeId"]
     node = find_backend_node(root, session.id or "", backend) if root is not None else None
     return render(node, None, include_root=True) if node is not None else ""
 
@@ -400,50 +402,39 @@ async def browser_evaluate(
         try:
             if node is None and selector is None:
                 session, context_id = _main_world(page, cdp_frame)
-                params: dict[str, Any] = {
-                    "expression": f"(async () => {{ {body} return typeof __v === 'function' ? await __v() : __v; }})()",
-                    "returnByValue": True,
-                    "awaitPromise": True,
-                    "userGesture": True,
-                }
-                if context_id is not None:
-                    params["contextId"] = context_id
-                result = await session.send("Runtime.evaluate", params, timeout=timeout)
+                result = await scripts.evaluate(
+                    session,
+                    f"(async () => {{ {body} return typeof __v === 'function' ? await __v() : __v; }})()",
+                    context_id=context_id,
+                    user_gesture=True,
+                    timeout=timeout,
+                )
             else:
+                function = f"async function() {{ {body} return typeof __v === 'function' ? await __v(this) : __v; }}"
                 if node is not None:
-                    session = node.session
                     world = page.main_world(node.frame_id)
-                    resolve: dict[str, Any] = {"backendNodeId": node.backend_node_id}
-                    if world is not None and world[0] is session:
-                        resolve["executionContextId"] = world[1]
-                    object_id = (await session.send("DOM.resolveNode", resolve))["object"]["objectId"]
+                    result = await scripts.call_on_node(
+                        node.session,
+                        node.backend_node_id,
+                        function,
+                        context_id=world[1] if world is not None and world[0] is node.session else None,
+                        timeout=timeout,
+                    )
                 else:
                     assert selector is not None
                     session, object_id = await _element_object(page, cdp_frame, selector, main_world=True)
-                result = await session.send(
-                    "Runtime.callFunctionOn",
-                    {
-                        "objectId": object_id,
-                        "functionDeclaration": f"async function() {{ {body} return typeof __v === 'function' ? await __v(this) : __v; }}",
-                        "returnByValue": True,
-                        "awaitPromise": True,
-                        "userGesture": True,
-                    },
-                    timeout=timeout,
-                )
+                    result = await scripts.call_function(
+                        session, object_id, function, user_gesture=True, timeout=timeout
+                    )
         except CommandTimeoutError:
             raise ToolError("evaluation_failed", f"Evaluation did not finish within {timeout:g} s.") from None
+        except JavaScriptError as exc:
+            raise ToolError("evaluation_failed", str(exc)) from None
         except ProtocolError as exc:
             if "serializ" in exc.message.lower() or "reference chain" in exc.message.lower():
                 return {"result": None}
             raise ToolError("evaluation_failed", exc.message) from None
-        details = result.get("exceptionDetails")
-        if details:
-            exception = details.get("exception") or {}
-            raise ToolError(
-                "evaluation_failed", exception.get("description") or details.get("text") or "script failed"
-            )
-        return {"result": result.get("result", {}).get("value")}
+        return {"result": result.get("value")}
 
     return await ctx.run(page, action)
 
@@ -608,17 +599,9 @@ async def browser_generate_locator(
         else:
             assert selector is not None
             session, object_id = await _element_object(page, cdp_frame, selector, main_world=False)
-            result = await session.send(
-                "Runtime.callFunctionOn",
-                {"objectId": object_id, "functionDeclaration": LOCATOR_FACTS, "returnByValue": True},
-            )
-            facts = result["result"]["value"]
-            described = await session.send("DOM.describeNode", {"objectId": object_id})
-            ax = await session.send(
-                "Accessibility.getPartialAXTree",
-                {"backendNodeId": described["node"]["backendNodeId"], "fetchRelatives": False},
-            )
-            raw = (ax.get("nodes") or [{}])[0]
+            facts = (await scripts.call_function(session, object_id, LOCATOR_FACTS, await_promise=False))["value"]
+            described = await scripts.describe_node(session, object_id)
+            raw = await scripts.ax_node(session, described["backendNodeId"])
             role, name = (
                 str((raw.get("role") or {}).get("value") or ""),
                 " ".join(str((raw.get("name") or {}).get("value") or "").split()),

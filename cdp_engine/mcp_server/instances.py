@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..cdp.connection import CDPSession
-from ..core import files
+from ..core import emulation, files, network, observers
 from ..core.browser import Browser, BrowserContext, Tab
 from ..core.policies import SERVER_SCHEMES, Policies
 from ..core.records import Dialog, Download
@@ -196,6 +196,17 @@ class Page:
         self._cdp_frames: dict[str, str] = {}
         self._sessions: set[str] = set()
 
+    def has_session(self, session: CDPSession) -> bool:
+        """Whether this page's listeners are already on the session."""
+        return (session.id or "") in self._sessions
+
+    def claim_session(self, session: CDPSession) -> bool:
+        """Mark a live session as set up for this page; False if it already was (or it is closed)."""
+        if self.has_session(session) or session.closed:
+            return False
+        self._sessions.add(session.id or "")
+        return True
+
     def main_world(self, cdp_frame: str) -> tuple[CDPSession, int] | None:
         """The page's own script context in a frame (browser_evaluate runs there), from core.worlds."""
         return Worlds.of(self.tab).main_context(cdp_frame)
@@ -357,39 +368,30 @@ class Instance:
                 page.ready.set_result(None)
 
     async def _setup_session(self, page: Page, session: CDPSession, *, main: bool) -> None:
-        if (session.id or "") in page._sessions or session.closed:
+        if not page.claim_session(session):
             return
-        page._sessions.add(session.id or "")
         Worlds.of(page.tab).watch(session)  # before Runtime.enable: its context events are followed
         intercepting, _ = files.intercept_file_choosers(session, lambda c: self._on_file_chooser(page, c))
-        session.on("Runtime.consoleAPICalled", lambda p: self._on_console(page, p))
-        session.on("Runtime.exceptionThrown", lambda p: self._on_exception(page, p))
-        session.on("Network.requestWillBeSent", lambda p: self._on_request(page, p))
-        session.on("Network.responseReceived", lambda p: self._on_response(page, p))
-        session.on("Network.loadingFailed", lambda p: self._on_failed(page, p))
-        commands = [
-            intercepting,
-            session.send("Runtime.enable"),
-            session.send("Network.enable"),
-        ]
+        console = observers.watch_console(
+            session,
+            on_console=lambda p: self._on_console(page, p),
+            on_exception=lambda p: self._on_exception(page, p),
+        )
+        requests = observers.watch_network(
+            session,
+            on_request=lambda p: self._on_request(page, p),
+            on_response=lambda p: self._on_response(page, p),
+            on_failed=lambda p: self._on_failed(page, p),
+        )
+        commands: list[asyncio.Future[Any]] = [intercepting, console.enabled, requests.enabled]
         opts = self.options
         if main and opts.window is not None:
             w, h = opts.window
-            commands.append(
-                session.send(
-                    "Emulation.setDeviceMetricsOverride",
-                    {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": False},
-                )
-            )
+            commands.append(emulation.set_viewport(session, w, h))
         if opts.locale:
-            commands.append(session.send("Emulation.setLocaleOverride", {"locale": opts.locale}))
+            commands.append(emulation.set_locale(session, opts.locale))
         if opts.block_images:
-            session.on("Fetch.requestPaused", lambda p: _fail_request(session, p))
-            commands.append(
-                session.send(
-                    "Fetch.enable", {"patterns": [{"resourceType": "Image", "requestStage": "Request"}]}
-                )
-            )
+            commands.append(network.block_resource_types(session, ["Image"]).enabled)
         results = await asyncio.gather(*commands, return_exceptions=True)
         for result in results:
             if isinstance(result, BaseException) and not isinstance(result, CDPEngineError):
@@ -402,12 +404,12 @@ class Instance:
             self._on_download(page, payload)
         elif kind == "frame":
             session = page.tab.frame_sessions.get(payload)
-            if session is not None and (session.id or "") not in page._sessions:
+            if session is not None and not page.has_session(session):
                 task = asyncio.get_running_loop().create_task(self._setup_session_quietly(page, session))
                 self.background.add(task)
                 task.add_done_callback(self.background.discard)
         elif kind == "closed":
-            self._on_page_closed(page)
+            self.page_closed(page)
         elif kind == "crashed":
             self._notify_modal()
 
@@ -415,7 +417,8 @@ class Instance:
         with contextlib.suppress(CDPEngineError):
             await self._setup_session(page, session, main=False)
 
-    def _on_page_closed(self, page: Page) -> None:
+    def page_closed(self, page: Page) -> None:
+        """Forget a closed page (idempotent): drop it from the list, its modals, and pick the next selection."""
         if page not in self.pages:
             return
         index = self.pages.index(page)
@@ -589,12 +592,6 @@ class Instance:
         record = dict(self.downloads.get(download_id) or {})
         record.update(changes)
         return self.downloads.upsert(download_id, record)
-
-
-def _fail_request(session: CDPSession, params: dict[str, Any]) -> None:
-    session.send(
-        "Fetch.failRequest", {"requestId": params["requestId"], "errorReason": "BlockedByClient"}
-    ).add_done_callback(lambda f: f.cancelled() or f.exception())
 
 
 def _remote_text(obj: dict[str, Any]) -> str:

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 from typing import Any
 
-from ..core import lifecycle
+from ..core import lifecycle, observers
 from ..core.browser import Tab
 from ..core.records import Download
 from ..errors import CDPEngineError, NavigationError, NavigationTimeoutError, ProtocolError
@@ -77,7 +77,8 @@ async def browser_navigate(ctx: Ctx, url: str, *, page_id: str | None = None) ->
                 downloads.append(payload)
                 arrived.set()
 
-        unsubscribe = [tab.session.on("Network.requestWillBeSent", on_request), tab.add_listener(on_event)]
+        requests = observers.watch_network(tab.session, on_request=on_request, enable=False)  # on since setup
+        unsubscribe = [requests.close, tab.add_listener(on_event)]
         try:
             try:
                 await tab.goto(target, wait_until="domcontentloaded", timeout=nav_timeout(ctx), dialog_ends=False)

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..cdp.connection import CDPSession
+from ..core import observers, scripts
 from ..core.browser import Tab
 from ..core.records import Download
 from ..core.worlds import Worlds
-from ..errors import CDPEngineError
+from ..errors import CDPEngineError, JavaScriptError
 from .envelope import ToolError
 
 if TYPE_CHECKING:
@@ -149,8 +150,9 @@ class Observer:
             pass  # 'navigated' tab events
 
     def _watch_network(self, session: CDPSession) -> None:
-        self._unsubs.append(session.on("Network.requestWillBeSent", self._on_request))
-        self._unsubs.append(session.on("Network.responseReceived", self._on_response))
+        # The instance enabled Network on every page session (instances.py): only listen here.
+        watch = observers.watch_network(session, on_request=self._on_request, on_response=self._on_response, enable=False)
+        self._unsubs.append(watch.close)
 
     def disarm(self) -> None:
         for unsub in self._unsubs:
@@ -346,21 +348,12 @@ async def call_in_frame(
     session, context_id = await frame_world(page, cdp_frame)
     expression = f"({function}).apply(null, {_json(args)})"
     try:
-        result = await session.send(
-            "Runtime.evaluate",
-            {"expression": expression, "contextId": context_id, "returnByValue": True, "awaitPromise": True},
-            timeout=timeout,
-        )
+        return await scripts.evaluate_value(session, expression, context_id=context_id, timeout=timeout)
+    except JavaScriptError as exc:
+        raise ToolError("invalid_params", str(exc)) from None
     except CDPEngineError:
         Worlds.of(page.tab).forget(cdp_frame)  # its document went: the next call gets a fresh world
         raise
-    details = result.get("exceptionDetails")
-    if details:
-        exception = details.get("exception") or {}
-        raise ToolError(
-            "invalid_params", exception.get("description") or details.get("text") or "script failed"
-        )
-    return result.get("result", {}).get("value")
 
 
 def _json(value: Any) -> str:

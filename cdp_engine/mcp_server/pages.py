@@ -13,6 +13,7 @@ import contextlib
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from ..core import emulation, network
 from ..errors import CDPEngineError, NavigationError
 from .envelope import ToolError
 from .instances import Instance, Page
@@ -107,7 +108,7 @@ async def browser_tabs(
         await inst.bring_to_front(target)
         return {"selected_index": position, "page_id": target.page_id}
     await target.tab.close(timeout=ctx.config.close_timeout)
-    inst._on_page_closed(target)
+    inst.page_closed(target)
     return {"closed_index": position, "page_id": target.page_id}
 
 
@@ -144,7 +145,7 @@ async def browser_close(ctx: Ctx, *, page_id: str | None = None) -> dict[str, An
     page = await ctx.page(page_id, create=False)
     ctx.touch()
     await page.tab.close(timeout=ctx.config.close_timeout)
-    inst._on_page_closed(page)
+    inst.page_closed(page)
     return {"closed": True}
 
 
@@ -156,20 +157,13 @@ async def browser_resize(ctx: Ctx, width: int, height: int, *, page_id: str | No
     page = await ctx.page(page_id)
 
     async def action() -> dict[str, Any]:
-        await page.tab.session.send(
-            "Emulation.setDeviceMetricsOverride",
-            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
-        )
+        await emulation.set_viewport(page.tab, width, height)
         return {"width": width, "height": height}
 
     return await ctx.run(page, action)
 
 
 # ----- cookies -----------------------------------------------------------------------------------
-
-
-def _context_params(inst: Instance) -> dict[str, Any]:
-    return {"browserContextId": inst.context.id} if inst.context.id else {}
 
 
 def _cookie_matches(cookie: dict[str, Any], url: str) -> bool:
@@ -198,9 +192,8 @@ async def browser_get_cookies(
 ) -> dict[str, Any]:
     """The instance's cookies, filtered by URL, then by exact name."""
     inst = ctx.instance
-    result = await inst.browser.connection.root.send("Storage.getCookies", _context_params(inst))
     cookies = []
-    for c in result.get("cookies", []):
+    for c in await inst.context.cookies():
         if urls and not any(_cookie_matches(c, u) for u in urls):
             continue
         if name is not None and c.get("name") != name:
@@ -261,9 +254,7 @@ async def browser_set_cookies(
             item["url"] = fallback
         params.append(item)
     ctx.touch()
-    await inst.browser.connection.root.send(
-        "Storage.setCookies", {"cookies": params, **_context_params(inst)}
-    )
+    await inst.context.add_cookies(params)
     return {"set_count": len(params)}
 
 
@@ -272,7 +263,7 @@ async def browser_clear_cookies(ctx: Ctx) -> dict[str, Any]:
     """Delete every cookie of the instance (pages are not reloaded)."""
     inst = ctx.instance
     ctx.touch()
-    await inst.browser.connection.root.send("Storage.clearCookies", _context_params(inst))
+    await inst.context.clear_cookies()
     return {"cleared": True}
 
 
@@ -315,28 +306,14 @@ async def _with_origin_page(ctx: Ctx, origin: str, script: str, arg: Any) -> Any
             tab = await inst.context.new_tab()
     finally:
         inst.suppress_blank -= 1
-    session = tab.session
+    empty = network.Fulfill(200, {"Content-Type": "text/html"}, b"")
+    blocked = network.Fail("BlockedByClient")
 
-    def on_paused(params: dict[str, Any]) -> None:
-        request = params["request"]
-        if params.get("resourceType") == "Document" and request["url"].startswith(origin):
-            session.send(
-                "Fetch.fulfillRequest",
-                {
-                    "requestId": params["requestId"],
-                    "responseCode": 200,
-                    "responseHeaders": [{"name": "Content-Type", "value": "text/html"}],
-                    "body": "",
-                },
-            ).add_done_callback(lambda f: f.cancelled() or f.exception())
-        else:
-            session.send(
-                "Fetch.failRequest", {"requestId": params["requestId"], "errorReason": "BlockedByClient"}
-            ).add_done_callback(lambda f: f.cancelled() or f.exception())
+    def decide(request: network.PausedRequest) -> network.Decision:
+        return empty if request.resource_type == "Document" and request.url.startswith(origin) else blocked
 
     try:
-        session.on("Fetch.requestPaused", on_paused)
-        await session.send("Fetch.enable", {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]})
+        await network.route(tab.session, decide)
         try:
             await tab.goto(origin + "/", wait_until="commit", timeout=nav_timeout(ctx), dialog_ends=False)
         except NavigationError as exc:

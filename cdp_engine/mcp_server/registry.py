@@ -141,13 +141,13 @@ class Ctx:
             cdp = page.tab.main_frame_id
             self.op.frame_id = page.frame_id(cdp)
             return cdp, False
-        cdp = page.cdp_frame(frame_id)
-        if cdp is None:
+        explicit = page.cdp_frame(frame_id)
+        if explicit is None:
             raise ToolError(
                 "frame_not_found", f"Frame '{frame_id}' is not attached to page '{page.page_id}'."
             )
         self.op.frame_id = frame_id
-        return cdp, True
+        return explicit, True
 
     async def ref(self, page: Page, ref: str, cdp_frame: str | None = None) -> NodeRef:
         """The ref's node, identity-checked; stale_ref when it is gone or belongs to another frame."""
@@ -171,11 +171,11 @@ class Ctx:
         inst = self.instance
         loop = asyncio.get_running_loop()
         await inst.bring_to_front(page)
-        task = asyncio.ensure_future(action())
+        task: asyncio.Task[Any] = asyncio.ensure_future(action())
         detached = False
         waiters: list[asyncio.Future[None]] = []
 
-        def changed() -> asyncio.Future[None]:
+        def changed() -> asyncio.Future[Any]:
             waiters.append(inst.modal_changed())
             return waiters[-1]
 

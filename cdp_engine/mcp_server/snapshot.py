@@ -124,16 +124,16 @@ class SnapshotWriter:
             self._emit(node, depth)
         return "\n".join(self.lines)
 
-    def _children(self, node: AXNode) -> list[AXNode]:
+    def children(self, node: AXNode) -> list[AXNode]:
         """Children with transparent wrappers and skipped nodes flattened away."""
         out: list[AXNode] = []
         for child in node.children:
             if child.role in SKIPPED:
                 continue
             if child.role in ROOTS:
-                out.extend(self._children(child))
+                out.extend(self.children(child))
             elif self._transparent(child):
-                out.extend(self._children(child))
+                out.extend(self.children(child))
             else:
                 out.append(child)
         return out
@@ -154,7 +154,7 @@ class SnapshotWriter:
         if node.role in SKIPPED:
             return
         if node.role in ROOTS or self._transparent(node):
-            for child in self._children(node):
+            for child in self.children(node):
                 self._emit(child, depth)
             return
         if _is_text(node):
@@ -172,7 +172,7 @@ class SnapshotWriter:
             ref = self.refs.assign(node.session, node.frame_id, node.backend_node_id, node.role, node.name)
             parts.insert(len(parts) - (1 if role == "link" else 0), f"[ref={ref}]")
         head = f"{indent}- {' '.join(parts)}"
-        children = self._children(node)
+        children = self.children(node)
         props: list[str] = []
         href = node.attributes.get("href") if role == "link" else None
         if role == "link" and href is None and isinstance(node.properties.get("url"), str):
@@ -228,4 +228,4 @@ def render(root: AXNode | None, refs: RefRegistry | None, *, include_root: bool 
     writer = SnapshotWriter(refs)
     if include_root and root.role not in ROOTS:
         return writer.render([root])
-    return writer.render(writer._children(root) if root.role in ROOTS else [root])
+    return writer.render(writer.children(root) if root.role in ROOTS else [root])

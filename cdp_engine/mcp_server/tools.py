@@ -87,10 +87,10 @@ class BrowserTools:
                 data = {**ctx.completed, "observation": {"kind": ctx.observing, "matched": False}}
             if ctx.entered:
                 ctx.touch()
-            exc = ToolError(
+            timed_out = ToolError(
                 "operation_timeout", "The tool exceeded the server operation deadline.", data=data
             )
-            envelope = self._error(instance_name, exc, ctx)
+            envelope = self._error(instance_name, timed_out, ctx)
         except Exception as exc:  # every other failure is reported, never raised into the transport
             envelope = self._error(instance_name, self._map(exc, ctx), ctx)
         limit = self.manager.policies.result.limit

@@ -11,6 +11,7 @@ import asyncio
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
+from ..core import observers, scripts
 from .state import clean_url, one_line
 
 if TYPE_CHECKING:
@@ -133,16 +134,19 @@ class ConsoleLog(_Log):
         if not hasattr(self, "_pending"):
             self._pending: set[asyncio.Future[None]] = set()
             self._by_context: dict[int, CDPSession] = {}
-            self._session_of = lambda params: self._by_context.get(params.get("executionContextId", -1), self.tab.session)
-        self._unsubscribe.append(
-            session.on(
-                "Runtime.executionContextCreated",
-                lambda p, session=session: self._by_context.__setitem__(p["context"]["id"], session),
-            )
+            self._session_of = self._context_session
+
+        def on_context(params: dict[str, Any], session: CDPSession = session) -> None:
+            self._by_context[params["context"]["id"]] = session
+
+        watch = observers.watch_console(
+            session, on_console=self._on_console, on_exception=self._on_exception, on_context_created=on_context
         )
-        self._unsubscribe.append(session.on("Runtime.consoleAPICalled", self._on_console))
-        self._unsubscribe.append(session.on("Runtime.exceptionThrown", self._on_exception))
-        session.send("Runtime.enable").add_done_callback(_quiet)
+        self._unsubscribe.append(watch.close)
+        watch.enabled.add_done_callback(_quiet)
+
+    def _context_session(self, params: dict[str, Any]) -> CDPSession:
+        return self._by_context.get(params.get("executionContextId", -1), self.tab.session)
 
     def _on_console(self, params: dict[str, Any]) -> None:
         level = {
@@ -178,16 +182,10 @@ class ConsoleLog(_Log):
         for arg in args:
             if arg.get("type") == "object" and "preview" not in arg and arg.get("objectId"):
                 try:
-                    result = await session.send(
-                        "Runtime.callFunctionOn",
-                        {
-                            "objectId": arg["objectId"],
-                            "functionDeclaration": PREVIEW_FUNCTION,
-                            "returnByValue": True,
-                        },
-                        timeout=1.0,
+                    result = await scripts.call_function(
+                        session, arg["objectId"], PREVIEW_FUNCTION, await_promise=False, timeout=1.0
                     )
-                    filled.append(str(result.get("result", {}).get("value") or _remote(arg)))
+                    filled.append(str(result.get("value") or _remote(arg)))
                     continue
                 except Exception:
                     pass
@@ -220,16 +218,16 @@ class NetworkLog(_Log):
     """Requests since the last read: `METHOD URL → status MIME time`, credentials redacted."""
 
     def _subscribe(self, session: CDPSession) -> None:
-        for event, handler in (
-            ("Network.requestWillBeSent", self._on_request),
-            ("Network.responseReceived", self._on_response),
-            ("Network.loadingFinished", self._on_finished),
-            ("Network.loadingFailed", self._on_failed),
-        ):
-            self._unsubscribe.append(session.on(event, handler))
-        session.send(
-            "Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}
-        ).add_done_callback(_quiet)
+        watch = observers.watch_network(
+            session,
+            on_request=self._on_request,
+            on_response=self._on_response,
+            on_finished=self._on_finished,
+            on_failed=self._on_failed,
+            keep_bodies=False,
+        )
+        self._unsubscribe.append(watch.close)
+        watch.enabled.add_done_callback(_quiet)
 
     def _find(self, request_id: str) -> dict[str, Any] | None:
         for entry in reversed(self.entries):

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from ..core import files as core_files
-from ..core import input, keys
+from ..core import input, keys, scripts
 from ..core.lifecycle import wait_loaded
 from ..core.policies import HOST_SCHEMES, WEB_SCHEMES, FilePolicy, NavigationPolicy, Policies, PolicyError
 from ..core.refs import NodeRef, StaleRefError
@@ -815,33 +815,29 @@ class BrowserToolset:
 
     async def _m_javascript_exec(self, p: dict[str, Any], managed: ManagedTab) -> str:
         limit = self.config.script_timeout
-        params = {
-            "expression": p["text"],
-            "returnByValue": True,
-            "awaitPromise": True,
-            "userGesture": True,
-            "replMode": True,
-            "timeout": int(limit * 1000),
-        }
         started = asyncio.get_running_loop().time()
         try:
-            result = await managed.tab.session.send("Runtime.evaluate", params, timeout=limit + 1)
+            value = await scripts.evaluate(
+                managed.tab.session,
+                p["text"],
+                user_gesture=True,
+                repl_mode=True,
+                script_timeout=limit,
+                timeout=limit + 1,
+            )
         except TimeoutError:
             raise MemberError(f"Error: The script did not finish within {limit:g} seconds.") from None
+        except JavaScriptError as exc:
+            text = scripts.exception_text(exc.details or {}, "Uncaught exception")
+            if "terminated" in text.lower() and "execution" in text.lower():
+                raise MemberError(f"Error: The script did not finish within {limit:g} seconds.") from None
+            first = one_line(text.splitlines()[0] if text else "", 500)
+            raise MemberError(f"Error: The script threw an exception: {first}") from None
         except CDPEngineError:
             if asyncio.get_running_loop().time() - started >= limit * 0.9:
                 # Chromium terminates a script past `timeout` and answers with an internal error.
                 raise MemberError(f"Error: The script did not finish within {limit:g} seconds.") from None
             raise MemberError("Error: The script could not be run on this page.") from None
-        details = result.get("exceptionDetails")
-        if details:
-            exception = details.get("exception") or {}
-            text = str(exception.get("description") or details.get("text") or "Uncaught exception")
-            if "terminated" in text.lower() and "execution" in text.lower():
-                raise MemberError(f"Error: The script did not finish within {limit:g} seconds.")
-            first = one_line(text.splitlines()[0] if text else "", 500)
-            raise MemberError(f"Error: The script threw an exception: {first}")
-        value = result.get("result", {})
         if "value" in value:
             v = value["value"]
             text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)

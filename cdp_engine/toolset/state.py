@@ -235,10 +235,10 @@ class TabBook:
     async def refresh_titles(self) -> None:
         """Current titles and URLs for every tab in one browser-level round trip (works under an open dialog)."""
         try:
-            result = await self.browser.connection.root.send("Target.getTargets", timeout=2.0)
+            infos = await self.browser.targets(timeout=2.0)
         except (CDPEngineError, TimeoutError):
             return
-        for info in result.get("targetInfos", []):
+        for info in infos:
             tab_id = self.by_target.get(info.get("targetId", ""))
             if tab_id is not None:
                 self._titles[tab_id] = (info.get("title", ""), info.get("url", ""))

@@ -1,0 +1,139 @@
+"""Request interception for a session: block resource types, or route requests to fulfil / fail / continue.
+
+Interception pauses each matching request (Fetch domain, request stage) and answers it from a
+synchronous decision, so no request waits on a Python round trip longer than one event. One
+route per session: Fetch.enable replaces the session's patterns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..cdp.connection import CDPSession
+
+
+def _quiet(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+@dataclass(frozen=True)
+class PausedRequest:
+    """A request held by interception, as the decision sees it."""
+
+    request_id: str
+    url: str
+    method: str
+    resource_type: str  # the protocol's ResourceType: "Document", "Image", "Script"...
+    frame_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Fulfill:
+    """Answer the request locally."""
+
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes | str = b""
+
+
+@dataclass(frozen=True)
+class Fail:
+    """Fail the request with a network error reason (the protocol's ErrorReason)."""
+
+    reason: str = "BlockedByClient"
+
+
+Decision = Fulfill | Fail | None  # None: let the request continue unchanged
+
+
+def fulfill(session: CDPSession, request_id: str, answer: Fulfill) -> None:
+    """Answer a paused request locally (not awaited: a request of a closing page just goes)."""
+    body = answer.body.encode() if isinstance(answer.body, str) else answer.body
+    session.send(
+        "Fetch.fulfillRequest",
+        {
+            "requestId": request_id,
+            "responseCode": answer.status,
+            "responseHeaders": [{"name": k, "value": v} for k, v in answer.headers.items()],
+            "body": base64.b64encode(body).decode("ascii"),
+        },
+    ).add_done_callback(_quiet)
+
+
+def fail(session: CDPSession, request_id: str, reason: str = "BlockedByClient") -> None:
+    """Fail a paused request (not awaited)."""
+    session.send("Fetch.failRequest", {"requestId": request_id, "errorReason": reason}).add_done_callback(_quiet)
+
+
+def proceed(session: CDPSession, request_id: str) -> None:
+    """Let a paused request continue unchanged (not awaited)."""
+    session.send("Fetch.continueRequest", {"requestId": request_id}).add_done_callback(_quiet)
+
+
+class Route:
+    """An interception on one session: `enabled` is the Fetch.enable future; stop() ends it."""
+
+    def __init__(self, session: CDPSession, decide: Callable[[PausedRequest], Decision], patterns: list[dict[str, Any]]) -> None:
+        self.session = session
+        self.decide = decide
+        self._unsubscribe = session.on("Fetch.requestPaused", self._on_paused)
+        self.enabled: asyncio.Future[dict[str, Any]] = session.send("Fetch.enable", {"patterns": patterns})
+
+    def _on_paused(self, params: dict[str, Any]) -> None:
+        request = params.get("request") or {}
+        paused = PausedRequest(
+            request_id=params["requestId"],
+            url=request.get("url", ""),
+            method=request.get("method", "GET"),
+            resource_type=str(params.get("resourceType") or "Other"),
+            frame_id=params.get("frameId"),
+        )
+        try:
+            decision = self.decide(paused)
+        except Exception:
+            decision = Fail("Failed")  # a broken decision must not leave the request hanging
+        if isinstance(decision, Fulfill):
+            fulfill(self.session, paused.request_id, decision)
+        elif isinstance(decision, Fail):
+            fail(self.session, paused.request_id, decision.reason)
+        else:
+            proceed(self.session, paused.request_id)
+
+    def stop(self) -> None:
+        """Stop intercepting (requests already paused were answered)."""
+        self._unsubscribe()
+        if not self.session.closed:
+            self.session.send("Fetch.disable").add_done_callback(_quiet)
+
+    def __await__(self) -> Any:
+        return self.enabled.__await__()
+
+
+def route(
+    session: CDPSession,
+    decide: Callable[[PausedRequest], Decision],
+    *,
+    url_pattern: str = "*",
+    resource_types: Iterable[str] | None = None,
+) -> Route:
+    """Intercept the session's requests matching url_pattern (and resource_types) and answer each by `decide`.
+
+    Await the returned Route (or its `enabled`) before the requests it must see are made.
+    """
+    types = list(resource_types or [])
+    if types:
+        patterns = [{"urlPattern": url_pattern, "resourceType": t, "requestStage": "Request"} for t in types]
+    else:
+        patterns = [{"urlPattern": url_pattern, "requestStage": "Request"}]
+    return Route(session, decide, patterns)
+
+
+def block_resource_types(session: CDPSession, resource_types: Iterable[str], *, reason: str = "BlockedByClient") -> Route:
+    """Fail every request of these resource types (e.g. ["Image"]) with `reason`."""
+    blocked = Fail(reason)
+    return route(session, lambda _request: blocked, resource_types=resource_types)
