@@ -14,7 +14,7 @@ import contextlib
 import itertools
 import logging
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -575,6 +575,15 @@ class Tab:
         )
         return results[0]["identifier"]
 
+    def add_init_script_nowait(self, source: str) -> asyncio.Future[list[dict[str, Any]]]:
+        """add_init_script without awaiting: the commands go out now, so a synchronous attach callback
+        can add scripts before the tab's own setup lets the page run. The future holds the answers."""
+        self.init_scripts.append(source)  # for out-of-process frames that attach later
+        sessions = [self.session, *self.frame_sessions.values()]
+        return asyncio.gather(
+            *[s.send("Page.addScriptToEvaluateOnNewDocument", {"source": source}) for s in sessions]
+        )
+
     async def screenshot_base64(
         self,
         *,
@@ -688,6 +697,16 @@ class BrowserContext:
 
     async def new_tab(self, url: str | None = None, **goto_kwargs: Any) -> Tab:
         return await self.browser.new_tab(url, context=self, **goto_kwargs)
+
+    async def grant_permissions(self, permissions: Iterable[str], origin: str | None = None) -> None:
+        """Grant permissions (e.g. 'geolocation', 'clipboardReadWrite') to this context's pages: for
+        every origin, or only `origin`. Chromium drops them when the context is disposed."""
+        params: dict[str, Any] = {"permissions": list(permissions)}
+        if self.id is not None:
+            params["browserContextId"] = self.id
+        if origin is not None:
+            params["origin"] = origin
+        await self.browser.connection.root.send("Browser.grantPermissions", params)
 
     async def close(self) -> None:
         """Dispose the context and every tab in it."""
