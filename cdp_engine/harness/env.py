@@ -1,260 +1,49 @@
-"""Harness mode: isolated episodes, a gym-style environment, parallel runs, trajectories and replay.
+"""The gym-style environment: `BrowserEnv` (reset, step, observe, close) on one browser.
 
 Why: benchmark harnesses run thousands of web-agent episodes. Relaunching Chromium per episode
 costs seconds; a fresh browser context (own cookies, storage, cache, permissions) costs
 milliseconds, so each worker keeps one Chromium and every episode gets its own context.
 
-- `BrowserEnv`: ``reset(start_url, seed=None)`` → observation, ``step(action)`` → (observation,
-  info), ``close()``. The observation is the element index state; ``step`` takes protocol
-  action objects and BrowserGym-style strings (see `cdp_engine.actions_bgym` for the mapping).
-- `TaskSpec`: start URL, ``setup_js`` (run once the page loaded), ``reward_js`` (read after each
-  step), ``init_scripts`` (run at the start of every document in every frame of the episode).
-- `run_episode`, `run_tasks` (N environments in one Chromium, asyncio), `run_in_processes`
-  (one Chromium per spawned worker process), `run_with_ray` (one Chromium per Ray task; the
-  optional extra ``cdp-engine[ray]``), all returning `EpisodeResult` lists in task order.
-- `TrajectoryRecorder` writes one JSONL file per episode; `replay` re-runs it and reports where
-  the state_hash diverges.
-
-See docs/harness.md.
+``reset(start_url, seed=None)`` → observation, ``step(action)`` → (observation, info),
+``close()``. The observation is the element index state; ``step`` takes protocol action objects
+and BrowserGym-style strings (`bgym` parses them, `actions.BGymActions` runs them). The episode's
+tabs (popups followed, closed tabs replaced) and its context pool are kept here. See docs/harness.md.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
-import itertools
 import logging
 import os
-import re
-import socket
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urljoin
+from collections.abc import Awaitable, Iterable, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
-import orjson
-from aiohttp import web
-
-from ..core import input
 from ..core.browser import Browser, BrowserContext, Tab
-from ..core.keys import modifiers_mask
 from ..core.lifecycle import WaitUntil, wait_loaded
 from ..core.settle import SettleReport, dom_quiet
-from ..errors import CDPEngineError, NavigationError
+from ..errors import CDPEngineError
 from ..index.actions import ActionValidationError
-from ..index.element_index import ActionError, ElementIndex
+from ..index.element_index import ElementIndex
 from ..index.tab import connect, launch
-from ..snapshot.capture import Capture, content_digest
+from ..snapshot.capture import content_digest
 from ..version import __version__
-from .bgym import BGymCall, is_bgym_text, parse_bgym, to_protocol
+from .actions import BGymActions, Screenshot, StepResult, parse_action
+from .bgym import BGymCall
+from .tasks import TaskSpec, seed_script
+from .trajectory import TrajectoryRecorder
 
 if TYPE_CHECKING:
     from ..cdp.connection import CDPSession
 
-__all__ = [
-    "BrowserEnv",
-    "EpisodeResult",
-    "ReplayReport",
-    "ReplayStep",
-    "ScriptedPolicy",
-    "TaskSite",
-    "TaskSpec",
-    "TrajectoryRecorder",
-    "find_index",
-    "read_trajectory",
-    "replay",
-    "run_episode",
-    "run_in_processes",
-    "run_tasks",
-    "run_with_ray",
-    "seed_script",
-]
+__all__ = ["POPUP_WAIT", "BrowserEnv"]
 
 log = logging.getLogger("cdp_engine")
 
-Screenshot = bool | Literal["png", "jpeg"]
 POPUP_WAIT = 3.0  # s a step waits for a window its page asked for to appear
-Policy = Callable[[dict[str, Any], dict[str, Any], "TaskSpec"], Any]
-
-
-# ----- tasks -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TaskSpec:
-    """One task: where it starts, how it is set up and scored. Picklable, so it travels to workers.
-
-    A ``start_url`` starting with ``/`` is resolved against the worker's `TaskSite` (``pages=``),
-    so the same task list works on any machine. ``reward_js`` is an expression returning a number
-    or a boolean (true = 1.0), read in the active tab after every step.
-    """
-
-    name: str
-    start_url: str
-    goal: str = ""
-    setup_js: str | None = None
-    reward_js: str | None = None
-    init_scripts: tuple[str, ...] = ()
-    max_steps: int = 20
-    seed: int | None = None
-    data: Mapping[str, Any] = field(default_factory=dict)  # free-form, for policies
-
-    def resolve(self, base_url: str | None) -> str:
-        """The absolute start URL (relative ones against base_url)."""
-        url = self.start_url
-        if "://" in url or url.startswith(("about:", "data:", "file:")):
-            return url
-        if not base_url:
-            raise ValueError(f"task {self.name!r}: relative start_url {url!r} needs pages= or base_url")
-        return urljoin(base_url.rstrip("/") + "/", url.lstrip("/"))
-
-
-_SEED_SCRIPT = (
-    "(() => { let s = __SEED__ >>> 0; Math.random = function random() { s = (s + 0x6D2B79F5) >>> 0;"
-    " let t = s; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61);"
-    " return ((t ^ (t >>> 14)) >>> 0) / 4294967296; }; })();"
-)
-
-
-def seed_script(seed: int) -> str:
-    """An init script that makes Math.random a seeded PRNG (mulberry32) in every document."""
-    return _SEED_SCRIPT.replace("__SEED__", str(seed & 0xFFFFFFFF))
-
-
-_CONTENT_TYPES = {
-    ".html": "text/html",
-    ".htm": "text/html",
-    ".js": "application/javascript",
-    ".css": "text/css",
-    ".json": "application/json",
-    ".svg": "image/svg+xml",
-    ".png": "image/png",
-    ".txt": "text/plain",
-}
-
-
-class TaskSite:
-    """Serves task pages from memory on 127.0.0.1, port 0 (never a fixed port), one per worker.
-
-    ``pages`` maps a path (``/login.html``) to its body; ``/`` serves ``/index.html`` when present.
-    """
-
-    def __init__(self, pages: Mapping[str, str | bytes]) -> None:
-        self.pages = {("/" + p.lstrip("/")): body for p, body in pages.items()}
-        self.url = ""
-        self._runner: web.AppRunner | None = None
-
-    async def _serve(self, request: web.Request) -> web.Response:
-        path = request.path if request.path != "/" else "/index.html"
-        body = self.pages.get(path)
-        if body is None:
-            return web.Response(status=404, text="not found")
-        ctype = _CONTENT_TYPES.get(os.path.splitext(path)[1].lower(), "text/html")
-        data = body.encode() if isinstance(body, str) else body
-        return web.Response(body=data, content_type=ctype, headers={"Cache-Control": "no-store"})
-
-    async def start(self) -> str:
-        app = web.Application()
-        app.router.add_route("*", "/{tail:.*}", self._serve)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
-        port = self._runner.addresses[0][1]
-        self.url = f"http://127.0.0.1:{port}/"
-        return self.url
-
-    async def close(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> TaskSite:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
-
-# ----- trajectories ----------------------------------------------------------------------------
-
-
-class TrajectoryRecorder:
-    """One JSONL file per episode in `directory`: a header, one record per step, an end record.
-
-    Every line is flushed as written, so a crashed worker leaves a readable prefix. Screenshots
-    (optional) are PNG/JPEG files in ``<directory>/<episode_id>/step-NNN.png``.
-    """
-
-    def __init__(self, directory: str | os.PathLike[str], *, screenshots: bool = False) -> None:
-        self.directory = Path(directory)
-        self.screenshots = screenshots
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self._file: Any = None
-        self.path: Path | None = None
-        self.episode_id: str | None = None
-
-    def begin(self, header: dict[str, Any]) -> Path:
-        self.end(None)
-        self.episode_id = header["episode_id"]
-        self.path = self.directory / f"{self.episode_id}.jsonl"
-        self._file = open(self.path, "wb")  # kept open for the episode, closed in end()
-        self._write({"type": "episode", **header})
-        return self.path
-
-    def record(self, entry: dict[str, Any], screenshot_b64: str | None = None, fmt: str = "png") -> None:
-        if self._file is None:
-            return
-        if screenshot_b64 and self.screenshots and self.episode_id:
-            import base64
-
-            folder = self.directory / self.episode_id
-            folder.mkdir(exist_ok=True)
-            name = f"step-{entry['step']:03d}.{'jpg' if fmt == 'jpeg' else 'png'}"
-            (folder / name).write_bytes(base64.b64decode(screenshot_b64))
-            entry = {**entry, "screenshot": f"{self.episode_id}/{name}"}
-        self._write({"type": "step", **entry})
-
-    def end(self, summary: dict[str, Any] | None) -> None:
-        if self._file is None:
-            return
-        if summary is not None:
-            self._write({"type": "end", **summary})
-        self._file.close()
-        self._file = None
-
-    def _write(self, record: dict[str, Any]) -> None:
-        self._file.write(orjson.dumps(record, default=str) + b"\n")
-        self._file.flush()
-
-
-def read_trajectory(
-    path: str | os.PathLike[str],
-) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any] | None]:
-    """(header, steps, end) of a recorded episode."""
-    header: dict[str, Any] = {}
-    steps: list[dict[str, Any]] = []
-    end: dict[str, Any] | None = None
-    with open(path, "rb") as f:
-        for line in f:
-            if not line.strip():
-                continue
-            record = orjson.loads(line)
-            kind = record.get("type")
-            if kind == "episode":
-                header = record
-            elif kind == "step":
-                steps.append(record)
-            elif kind == "end":
-                end = record
-    return header, steps, end
-
-
-# ----- the environment -------------------------------------------------------------------------
 
 
 def _quiet(future: asyncio.Future[Any]) -> None:
@@ -337,6 +126,7 @@ class BrowserEnv:
         self._disposing: set[asyncio.Future[Any]] = set()
         browser.connection.on_session_attached.append(self._on_attached)
         self._unsubscribe_tab = browser.on_tab(self._on_tab)
+        self._actions = BGymActions(browser, self._capture_format, self._new_tab, self._switch, lambda: self.open_tabs)
 
     # ----- construction -----------------------------------------------------------------------
 
@@ -368,13 +158,10 @@ class BrowserEnv:
             return
         if session.parent is not self.browser.connection.root:
             return
-        for source in self._scripts:
-            session.send("Page.addScriptToEvaluateOnNewDocument", {"source": source}).add_done_callback(
-                _quiet
-            )
-        tab = self.browser.tabs.get(info["targetId"])
+        tab = self.browser.tabs.get(info["targetId"])  # the Browser made it in its own attach callback
         if tab is not None:
-            tab.init_scripts.extend(self._scripts)  # out-of-process frames that attach later get them too
+            for source in self._scripts:  # sent now, so they go out before the tab's setup lets it run
+                tab.add_init_script_nowait(source).add_done_callback(_quiet)
         if not self._opening:
             self._popups.append(info["targetId"])
             self._popup_attached.set()
@@ -510,18 +297,9 @@ class BrowserEnv:
         self.context = context
         self._adopt(tab)
         self.active = tab
-        setup = [
-            tab.session.send("Page.addScriptToEvaluateOnNewDocument", {"source": source})
-            for source in self._scripts
-        ]
-        tab.init_scripts.extend(self._scripts)
+        setup: list[Awaitable[Any]] = [tab.add_init_script(source) for source in self._scripts]
         if self.permissions:
-            setup.append(
-                self.browser.connection.root.send(
-                    "Browser.grantPermissions",
-                    {"permissions": self.permissions, "browserContextId": context.id},
-                )
-            )
+            setup.append(context.grant_permissions(self.permissions))
         await asyncio.gather(*setup)
         t_context = time.perf_counter()
         await tab.goto(url, wait_until=self.wait_until)
@@ -582,7 +360,7 @@ class BrowserEnv:
         ran: list[Any] = []
         finished: dict[str, str] | None = None
         try:
-            calls = self._parse(action)
+            calls = parse_action(action)
         except ActionValidationError as exc:
             state = await self._previous_state(tab)
             state["error"] = exc.to_error()
@@ -593,10 +371,10 @@ class BrowserEnv:
                 protocol: Any = None
                 try:
                     if isinstance(call, BGymCall):
-                        state, cms, protocol = await self._run_bgym(tab, call, action)
+                        state, cms, protocol = await self._actions.run(tab, call, action)
                         ran.append(protocol if protocol is not None else call.source)
                     else:
-                        state, cms = await self._act(tab, call)
+                        state, cms = await self._actions.act(tab, call)
                         protocol = call
                         ran.append(call)
                 except CDPEngineError as exc:
@@ -764,56 +542,15 @@ class BrowserEnv:
         }
 
     def _record(self, step: int, action: Any, state: dict[str, Any], info: dict[str, Any]) -> None:
-        if self.recorder is None:
-            return
-        self.recorder.record(
-            {
-                "step": step,
-                "action": action,
-                "ran": info["ran"],
-                "url": info["url"],
-                "state_hash": info["state_hash"],
-                "content_digest": info["content_digest"],
-                "error": info["error"],
-                "reward": info["reward"],
-                "done": info["done"],
-                "active_tab": info["active_tab"],
-                "tabs": len(info["tabs"]),
-                "timings": info["timings"],
-            },
-            state.get("screenshot") or None,
-            "jpeg" if self._capture_format() == "jpeg" else "png",
-        )
-
-    def _parse(self, action: Any) -> list[Any]:
-        """Parse everything before anything runs: a malformed action changes nothing."""
-        if isinstance(action, Mapping):
-            return [dict(action)]
-        if isinstance(action, (bytes, bytearray)):
-            action = action.decode("utf-8", "replace")
-        if isinstance(action, str):
-            if not is_bgym_text(action):
-                try:
-                    decoded = orjson.loads(action)
-                except orjson.JSONDecodeError:
-                    return [action]  # the engine reports the JSON error, as the protocol says
-                return [decoded]
-            return parse_bgym(action)
-        raise ActionValidationError(
-            f"an action is a protocol action object, its JSON text, or a BrowserGym call string; got {type(action).__name__}",
-            failed_action=repr(action),
-        )
+        if self.recorder is not None:
+            fmt = "jpeg" if self._capture_format() == "jpeg" else "png"
+            self.recorder.record_step(step, action, state, info, fmt)
 
     async def _previous_state(self, tab: Tab) -> dict[str, Any]:
         index = ElementIndex.of(tab)
         if index.current is not None:
             return dict(index.current.state)
         return await ElementIndex.of(tab).state(screenshot=self._capture_format())
-
-    async def _act(self, tab: Tab, action: Any) -> tuple[dict[str, Any], float]:
-        state = await ElementIndex.of(tab).act(action, screenshot=self._capture_format())
-        capture_ms = 0.0 if "error" in state else float(tab.last_timings.get("total_ms", 0.0))
-        return state, capture_ms
 
     async def _quiesce(self, tab: Tab, timeout: float | None = None) -> None:
         """Wait for the main document's load, then for the DOM to be quiet (the engine's settle rule)."""
@@ -853,7 +590,7 @@ class BrowserEnv:
         self._popups.clear()
         return popups
 
-    async def _follow_tabs(self) -> tuple[dict[str, Any], float] | None:
+    async def _follow_tabs(self) -> StepResult | None:
         """After a step: a popup the page opened becomes active; a closed active tab gives way."""
         popups = await self._step_popups()
         target: Tab | None = None
@@ -875,7 +612,7 @@ class BrowserEnv:
         state = await ElementIndex.of(target).state(screenshot=self._capture_format())
         return state, (time.perf_counter() - t) * 1000
 
-    async def _switch(self, target: Tab) -> tuple[dict[str, Any], float]:
+    async def _switch(self, target: Tab) -> StepResult:
         self.active = target
         with contextlib.suppress(CDPEngineError):
             await target.activate()
@@ -883,617 +620,3 @@ class BrowserEnv:
         state = await ElementIndex.of(target).state(screenshot=self._capture_format())
         return state, (time.perf_counter() - t) * 1000
 
-    async def _run_bgym(self, tab: Tab, call: BGymCall, raw: Any) -> tuple[dict[str, Any], float, Any]:
-        """One BrowserGym call: (state, capture ms, the protocol action it ran as, or None)."""
-        name, a = call.name, call.args
-        index = ElementIndex.of(tab)
-        failed = raw if isinstance(raw, str) else call.source
-        if index.current is None:
-            await ElementIndex.of(tab).state(screenshot=self._capture_format())
-        current: Capture = index.current  # type: ignore[assignment]
-        try:
-            if name == "select_option":
-                options_of: dict[int, list[int]] = {}
-                for el in current.elements.values():
-                    if el.select_index is not None:
-                        options_of.setdefault(el.select_index, []).append(el.index)
-                protocol = to_protocol(call, current.state, options_of)
-                if protocol is None:
-                    el = current.elements.get(a["bid"])
-                    if el is None:
-                        raise ActionError(
-                            "INVALID_ELEMENT_INDEX",
-                            f"Element with index {a['bid']} not found in the current element index.",
-                        )
-                    raise ActionError(
-                        "ELEMENT_NOT_INTERACTIVE",
-                        f"Element {a['bid']} is a <{el.tag}>, not a <select> with options.",
-                    )
-            elif name in ("check", "uncheck"):
-                desc = current.state["element_index"].get(str(a["bid"]))
-                checked = desc["attributes"].get("checked") if desc else None
-                if desc is not None and checked is None:
-                    raise ActionError(
-                        "ELEMENT_NOT_INTERACTIVE",
-                        f"Element {a['bid']} ({desc['tag']}) has no checked state to {name}.",
-                    )
-                if checked == (name == "check"):
-                    return dict(current.state), 0.0, None  # already so: nothing to do
-                protocol = {"action": "click_element", "element_index": a["bid"]}
-            else:
-                protocol = to_protocol(call, current.state)
-        except ActionValidationError as exc:
-            return self._error(current, exc.code, exc.message, failed), 0.0, None
-        except ActionError as exc:
-            return self._error(current, exc.code, exc.message, failed), 0.0, None
-        if protocol is not None:
-            state, cms = await self._act(tab, protocol)
-            if "error" in state:
-                state["error"]["failed_action"] = failed
-            return state, cms, protocol
-
-        if name == "noop":
-            await asyncio.sleep(max(0.0, float(a["wait_ms"])) / 1000)
-            t = time.perf_counter()
-            state = await ElementIndex.of(tab).state(screenshot=self._capture_format())
-            return state, (time.perf_counter() - t) * 1000, None
-        if name == "new_tab":
-            new = await self._new_tab()
-            state, cms = await self._switch(new)
-            return state, cms, None
-        if name == "tab_focus":
-            tabs = self.open_tabs
-            if not 0 <= a["index"] < len(tabs):
-                msg = f"tab_focus: no tab {a['index']}; {len(tabs)} tab(s) open (0..{len(tabs) - 1})"
-                return self._error(current, "ACTION_VALIDATION_FAILED", msg, failed), 0.0, None
-            state, cms = await self._switch(tabs[a["index"]])
-            return state, cms, None
-        if name == "tab_close":
-            await tab.close()
-            remaining = self.open_tabs
-            target = remaining[-1] if remaining else await self._new_tab()
-            state, cms = await self._switch(target)
-            return state, cms, None
-        state, cms = await self._custom(tab, call, failed)
-        return state, cms, None
-
-    def _error(self, capture: Capture, code: str, message: str, failed: Any) -> dict[str, Any]:
-        state = dict(capture.state)
-        state["error"] = {"code": code, "message": message, "failed_action": failed}
-        return state
-
-    async def _custom(self, tab: Tab, call: BGymCall, failed: Any) -> tuple[dict[str, Any], float]:
-        """Run a call the protocol has no action for, under the tab's element index lock, like act():
-        resolve indices against the last state (same identity rules), act, settle, capture."""
-        index: ElementIndex = ElementIndex.of(tab)
-        shot = self._capture_format()
-        async with index.lock:
-            if index.current is None:
-                index.current = await index.capturer.capture(screenshot=shot)
-            previous = index.current
-            try:
-                await self._perform(tab, index, previous, call)
-            except ActionError as exc:
-                return index.error_state(previous, exc.code, exc.message, failed), 0.0
-            except NavigationError as exc:
-                return index.error_state(previous, "NAVIGATION_FAILED", str(exc), failed), 0.0
-            except (CDPEngineError, TimeoutError) as exc:
-                log.debug("harness action failed", exc_info=True)
-                return index.error_state(
-                    previous, "INTERNAL_BROWSER_ERROR", f"{type(exc).__name__}: {exc}", failed
-                ), 0.0
-            index.capturer.invalidate()
-            t = time.perf_counter()
-            capture = await index.capturer.capture(screenshot=shot)
-            index.current = capture
-            return dict(capture.state), (time.perf_counter() - t) * 1000
-
-    async def _point(self, tab: Tab, index: ElementIndex, previous: Capture, bid: int) -> tuple[float, float]:
-        element = await index.resolve(previous, bid)
-        index.check_usable(element)
-        return await index.point(element)
-
-    async def _perform(self, tab: Tab, index: ElementIndex, previous: Capture, call: BGymCall) -> None:
-        name, a = call.name, call.args
-        if name in ("click", "dblclick"):
-            x, y = await self._point(tab, index, previous, a["bid"])
-            mods = modifiers_mask(["Control" if m == "ControlOrMeta" else m for m in a["modifiers"]])
-            count = 2 if name == "dblclick" else 1
-            await index.settle(input.click_at(tab, x, y, button=a["button"], click_count=count, modifiers=mods))
-        elif name == "hover":
-            x, y = await self._point(tab, index, previous, a["bid"])
-            await index.settle(input.move(tab, x, y))
-        elif name in ("press", "focus"):
-            element = await index.resolve(previous, a["bid"])
-            if await index.call(element, "function() { this.focus(); return true; }") is None:
-                raise ActionError("INVALID_ELEMENT_INDEX", f"Element {a['bid']} was removed from the page.")
-            if name == "press":
-                await index.settle(input.press(tab, a["key_comb"], implied_shift=False))
-            else:
-                await index.settle()
-        elif name == "keyboard_press":
-            await index.settle(input.press(tab, a["key"], implied_shift=False))
-        elif name == "keyboard_down":
-            await index.settle(input.key_down(tab, a["key"], implied_shift=False))
-        elif name == "keyboard_up":
-            await index.settle(input.key_up(tab, a["key"], implied_shift=False))
-        elif name in ("keyboard_type", "keyboard_insert_text"):
-            await index.settle(input.insert_text(tab, a["text"]))
-        elif name == "scroll":
-            dx, dy = float(a["delta_x"]), float(a["delta_y"])
-            await index.settle(
-                tab.evaluate(f"window.scrollBy({{left: {dx}, top: {dy}, behavior: 'instant'}})", timeout=5.0)
-            )
-        elif name == "mouse_move":
-            await index.settle(input.move(tab, a["x"], a["y"]))
-        elif name in ("mouse_click", "mouse_dblclick"):
-            count = 2 if name == "mouse_dblclick" else 1
-            await index.settle(input.click_at(tab, a["x"], a["y"], button=a["button"], click_count=count))
-        elif name == "mouse_down":
-            await index.settle(input.down(tab, a["button"], x=a["x"], y=a["y"]))
-        elif name == "mouse_up":
-            await index.settle(input.up(tab, a["button"], x=a["x"], y=a["y"]))
-        elif name in ("drag_and_drop", "mouse_drag_and_drop"):
-            if name == "drag_and_drop":
-                fx, fy = await self._point(tab, index, previous, a["from_bid"])
-                tx, ty = await self._point(tab, index, previous, a["to_bid"])
-            else:
-                fx, fy, tx, ty = a["from_x"], a["from_y"], a["to_x"], a["to_y"]
-            await index.settle(input.drag(tab, fx, fy, tx, ty))
-        elif name == "upload_file":
-            element = await index.resolve(previous, a["bid"])
-            if element.tag != "input" or element.input_type != "file":
-                raise ActionError(
-                    "ELEMENT_NOT_INTERACTIVE", f"Element {a['bid']} is not an <input type=file>."
-                )
-            files = [str(Path(f).resolve()) if self.browser.process is not None else f for f in a["file"]]
-            await index.settle(
-                element.session.send(
-                    "DOM.setFileInputFiles", {"files": files, "backendNodeId": element.backend_node_id}
-                )
-            )
-        elif name in ("go_back", "go_forward"):
-            step = tab.back if name == "go_back" else tab.forward
-            await step(wait_until="load")
-            await index.settle()
-        else:  # pragma: no cover - every parsed name is handled above or by to_protocol
-            raise ActionError("ACTION_VALIDATION_FAILED", f"{name} is not supported")
-
-
-# ----- running episodes ------------------------------------------------------------------------
-
-_SLOT = re.compile(r"\{([^{}]+)\}")
-_SLOT_FIELDS = ("aria-label", "placeholder", "name", "text", "value", "href", "tag", "type")
-
-
-def _matches(desc: Mapping[str, Any], key: str, wanted: str) -> bool:
-    attrs = desc.get("attributes") or {}
-    have = {
-        "aria-label": desc.get("aria-label"),
-        "text": desc.get("text_content"),
-        "tag": desc.get("tag"),
-    }.get(key, attrs.get(key))
-    if not isinstance(have, str):
-        return False
-    if key in ("tag", "type", "name", "value"):
-        return have == wanted
-    return " ".join(wanted.split()).casefold() in " ".join(have.split()).casefold()
-
-
-def find_index(element_index: Mapping[str, Any], query: str) -> int | None:
-    """The first element matching ``key=value`` (aria-label, placeholder, name, text, value, href,
-    tag, type; several joined by ``&``), or a bare label (aria-label, then placeholder, then text)."""
-    items = sorted(((int(k), d) for k, d in element_index.items() if k.isdigit()), key=lambda kv: kv[0])
-    if "=" in query:
-        criteria = [part.split("=", 1) for part in query.split("&")]
-        for key, _ in criteria:
-            if key.strip() not in _SLOT_FIELDS:
-                raise ValueError(
-                    f"unknown field {key!r} in {{{query}}}; use one of {', '.join(_SLOT_FIELDS)}"
-                )
-        for i, desc in items:
-            if all(_matches(desc, k.strip(), v) for k, v in criteria):
-                return i
-        return None
-    for key in ("aria-label", "placeholder", "text"):
-        for i, desc in items:
-            if _matches(desc, key, query):
-                return i
-    return None
-
-
-@dataclass(frozen=True)
-class ScriptedPolicy:
-    """Plays a fixed list of actions per task name, one per step; None when the list is done.
-
-    ``{query}`` in an action becomes the quoted index of the first element `find_index` finds in
-    the current observation (``fill({name=user}, 'agent')``, ``click({text=Sign in})``); when
-    nothing matches the action is ``report_infeasible``. Stateless and picklable: it works in
-    worker processes and Ray tasks, and with several environments at once.
-    """
-
-    scripts: Mapping[str, Sequence[str]]
-
-    def __call__(self, obs: dict[str, Any], info: dict[str, Any], task: TaskSpec) -> str | None:
-        script = self.scripts.get(task.name, ())
-        step = int(info.get("step", 0))
-        if step >= len(script):
-            return None
-        action = script[step]
-        missing: list[str] = []
-
-        def fill(match: re.Match[str]) -> str:
-            found = find_index(obs.get("element_index", {}), match.group(1))
-            if found is None:
-                missing.append(match.group(1))
-                return "''"
-            return repr(str(found))
-
-        action = _SLOT.sub(fill, action)
-        if missing:
-            return f"report_infeasible({('no element matches {' + missing[0] + '}')!r})"
-        return action
-
-
-@dataclass
-class EpisodeResult:
-    """What one episode did; picklable, so workers return it across processes and Ray."""
-
-    task: str
-    episode_id: str = ""
-    success: bool = False
-    reward: float = 0.0
-    steps: int = 0
-    done: bool = False
-    error: str | None = None
-    reset_ms: float = 0.0
-    step_ms: list[float] = field(default_factory=list)
-    phase_ms: dict[str, float] = field(default_factory=dict)  # action, settle, capture: summed over steps
-    total_ms: float = 0.0
-    trajectory: str | None = None
-    worker: str = ""
-    seed: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def _worker_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
-async def run_episode(
-    env: BrowserEnv,
-    task: TaskSpec,
-    policy: Policy,
-    *,
-    seed: int | None = None,
-    max_steps: int | None = None,
-    success_threshold: float = 1.0,
-) -> EpisodeResult:
-    """reset, then policy(obs, info, task) → action → step, until done or max_steps; then the reward.
-
-    The policy may be sync or async and returns an action (or None to stop). An exception in the
-    episode is reported in the result, never raised: one bad page must not end a long run.
-    """
-    t0 = time.perf_counter()
-    result = EpisodeResult(task=task.name, worker=_worker_name(), seed=task.seed if seed is None else seed)
-    try:
-        obs = await env.reset(task=task, seed=seed)
-        result.episode_id = env.episode_id or ""
-        result.trajectory = env.trajectory_path
-        info = env.last_info
-        result.reset_ms = info["timings"]["reset_ms"]
-        for _ in range(max_steps or task.max_steps):
-            action = policy(obs, info, task)
-            if inspect.isawaitable(action):
-                action = await action
-            if action is None:
-                break
-            obs, info = await env.step(action)
-            result.steps += 1
-            timings = info["timings"]
-            result.step_ms.append(timings["step_ms"])
-            for phase in ("action_ms", "settle_ms", "capture_ms"):
-                result.phase_ms[phase] = result.phase_ms.get(phase, 0.0) + timings.get(phase, 0.0)
-            if info["done"]:
-                break
-        result.done = env.done
-        result.reward = await env.reward() if task.reward_js else 0.0
-        result.success = result.reward >= success_threshold
-    except Exception as exc:
-        log.debug("episode failed", exc_info=True)
-        result.error = f"{type(exc).__name__}: {exc}"
-    result.total_ms = (time.perf_counter() - t0) * 1000
-    return result
-
-
-async def run_tasks(
-    tasks: Sequence[TaskSpec],
-    policy: Policy,
-    *,
-    browser: Browser | None = None,
-    endpoint: str | None = None,
-    concurrency: int = 1,
-    pages: Mapping[str, str | bytes] | None = None,
-    base_url: str | None = None,
-    launch_options: Mapping[str, Any] | None = None,
-    env_options: Mapping[str, Any] | None = None,
-    success_threshold: float = 1.0,
-    on_result: Callable[[EpisodeResult], Awaitable[None] | None] | None = None,
-) -> list[EpisodeResult]:
-    """Run tasks over `concurrency` environments sharing one Chromium (given, connected or launched).
-
-    ``pages`` are served by a `TaskSite` of this worker; relative start URLs resolve against it.
-    Results come back in task order.
-    """
-    results: list[EpisodeResult | None] = [None] * len(tasks)
-    async with contextlib.AsyncExitStack() as stack:
-        if pages:
-            site = await stack.enter_async_context(TaskSite(pages))
-            base_url = site.url
-        if browser is None:
-            browser = await (connect(endpoint) if endpoint else launch(**dict(launch_options or {})))
-            stack.push_async_callback(browser.close)
-        queue: asyncio.Queue[int] = asyncio.Queue()
-        for i in range(len(tasks)):
-            queue.put_nowait(i)
-
-        async def worker() -> None:
-            env = BrowserEnv(browser, base_url=base_url, **dict(env_options or {}))  # type: ignore[arg-type]
-            try:
-                while not queue.empty():
-                    i = queue.get_nowait()
-                    result = await run_episode(env, tasks[i], policy, success_threshold=success_threshold)
-                    results[i] = result
-                    if on_result is not None:
-                        maybe = on_result(result)
-                        if inspect.isawaitable(maybe):
-                            await maybe
-            finally:
-                await env.close()
-
-        await asyncio.gather(*[worker() for _ in range(max(1, min(concurrency, len(tasks))))])
-    return [
-        r if r is not None else EpisodeResult(task=t.name, error="not run")
-        for r, t in zip(results, tasks, strict=True)
-    ]
-
-
-def _worker_entry(
-    chunk: list[tuple[int, TaskSpec]], policy: Policy, options: dict[str, Any]
-) -> list[tuple[int, EpisodeResult]]:
-    """One worker (process or Ray task): its own event loop and Chromium (or remote browser)."""
-    tasks = [t for _, t in chunk]
-    results = asyncio.run(run_tasks(tasks, policy, **options))
-    return [(i, r) for (i, _), r in zip(chunk, results, strict=True)]
-
-
-def _chunks(tasks: Sequence[TaskSpec], workers: int) -> list[list[tuple[int, TaskSpec]]]:
-    chunks: list[list[tuple[int, TaskSpec]]] = [[] for _ in range(max(1, min(workers, len(tasks))))]
-    for i, task in enumerate(tasks):
-        chunks[i % len(chunks)].append((i, task))
-    return chunks
-
-
-def _worker_options(
-    i: int,
-    endpoints: Sequence[str] | None,
-    concurrency: int,
-    pages: Mapping[str, str | bytes] | None,
-    base_url: str | None,
-    launch_options: Mapping[str, Any] | None,
-    env_options: Mapping[str, Any] | None,
-    success_threshold: float,
-) -> dict[str, Any]:
-    return {
-        "endpoint": endpoints[i % len(endpoints)] if endpoints else None,
-        "concurrency": concurrency,
-        "pages": dict(pages) if pages else None,
-        "base_url": base_url,
-        "launch_options": dict(launch_options or {}),
-        "env_options": dict(env_options or {}),
-        "success_threshold": success_threshold,
-    }
-
-
-def _gather(
-    tasks: Sequence[TaskSpec], parts: Iterable[list[tuple[int, EpisodeResult]]]
-) -> list[EpisodeResult]:
-    results: list[EpisodeResult | None] = [None] * len(tasks)
-    for i, r in itertools.chain.from_iterable(parts):
-        results[i] = r
-    return [
-        r if r is not None else EpisodeResult(task=t.name, error="not run")
-        for r, t in zip(results, tasks, strict=True)
-    ]
-
-
-def run_in_processes(
-    tasks: Sequence[TaskSpec],
-    policy: Policy,
-    *,
-    workers: int = 2,
-    concurrency: int = 1,
-    pages: Mapping[str, str | bytes] | None = None,
-    base_url: str | None = None,
-    endpoints: Sequence[str] | None = None,
-    launch_options: Mapping[str, Any] | None = None,
-    env_options: Mapping[str, Any] | None = None,
-    success_threshold: float = 1.0,
-) -> list[EpisodeResult]:
-    """Fan tasks out over `workers` spawned processes, each with one Chromium and `concurrency` envs.
-
-    The policy must be picklable (a module-level function). With `endpoints`, workers connect to
-    those browsers (round robin) instead of launching one.
-    """
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    chunks = _chunks(tasks, workers)
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=len(chunks), mp_context=ctx) as pool:
-        futures = [
-            pool.submit(
-                _worker_entry,
-                chunk,
-                policy,
-                _worker_options(
-                    i, endpoints, concurrency, pages, base_url, launch_options, env_options, success_threshold
-                ),
-            )
-            for i, chunk in enumerate(chunks)
-        ]
-        return _gather(tasks, [f.result() for f in futures])
-
-
-def run_with_ray(
-    tasks: Sequence[TaskSpec],
-    policy: Policy,
-    *,
-    workers: int | None = None,
-    concurrency: int = 1,
-    pages: Mapping[str, str | bytes] | None = None,
-    base_url: str | None = None,
-    endpoints: Sequence[str] | None = None,
-    launch_options: Mapping[str, Any] | None = None,
-    env_options: Mapping[str, Any] | None = None,
-    success_threshold: float = 1.0,
-    ray_init: Mapping[str, Any] | None = None,
-    num_cpus_per_worker: float = 1.0,
-) -> list[EpisodeResult]:
-    """Fan tasks out as Ray tasks, each with one Chromium (or a remote browser) and `concurrency` envs.
-
-    Uses the running Ray (``ray.init`` is called with `ray_init` when none is): locally that
-    starts a one-machine Ray; with ``RAY_ADDRESS`` set (or ``ray_init={"address": "auto"}``) the
-    same call runs on a cluster. `workers` defaults to the cluster's CPUs. Needs ``cdp-engine[ray]``.
-    """
-    try:
-        import ray
-    except ImportError as exc:  # pragma: no cover - depends on the extra
-        raise ImportError("run_with_ray needs Ray: pip install 'cdp-engine[ray]'") from exc
-    if not ray.is_initialized():
-        ray.init(**dict(ray_init or {}))
-    if workers is None:
-        workers = max(1, int(ray.cluster_resources().get("CPU", 1) // max(num_cpus_per_worker, 0.01)))
-    remote = ray.remote(num_cpus=num_cpus_per_worker, max_retries=0)(_worker_entry)
-    chunks = _chunks(tasks, workers)
-    refs = [
-        remote.remote(
-            chunk,
-            policy,
-            _worker_options(
-                i, endpoints, concurrency, pages, base_url, launch_options, env_options, success_threshold
-            ),
-        )
-        for i, chunk in enumerate(chunks)
-    ]
-    return _gather(tasks, ray.get(refs))
-
-
-# ----- replay ----------------------------------------------------------------------------------
-
-
-@dataclass
-class ReplayStep:
-    """One step of a replay next to its recording (step 0 is the reset observation)."""
-
-    step: int
-    action: Any
-    recorded_hash: str | None
-    replayed_hash: str | None
-    recorded_digest: str | None = None
-    replayed_digest: str | None = None
-    recorded_error: str | None = None
-    replayed_error: str | None = None
-
-    @property
-    def match(self) -> bool:
-        return self.recorded_hash == self.replayed_hash
-
-
-@dataclass
-class ReplayReport:
-    """The replay of one recorded episode: ``diverged_at`` is the first step whose state_hash differs."""
-
-    path: str
-    steps: list[ReplayStep] = field(default_factory=list)
-    diverged_at: int | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.diverged_at is None
-
-    @property
-    def first_divergence(self) -> ReplayStep | None:
-        return next((s for s in self.steps if not s.match), None)
-
-    def summary(self) -> str:
-        if self.ok:
-            return f"{self.path}: {len(self.steps)} states replayed, identical state_hash at every step"
-        d = self.first_divergence
-        assert d is not None
-        return (
-            f"{self.path}: state_hash diverges at step {d.step} (action {d.action!r}): recorded "
-            f"{(d.recorded_hash or '')[:12]} vs replayed {(d.replayed_hash or '')[:12]}"
-            f"{'; element index also differs' if d.recorded_digest != d.replayed_digest else '; element index identical'}"
-        )
-
-
-async def replay(
-    path: str | os.PathLike[str],
-    browser: Browser,
-    *,
-    stop_on_divergence: bool = False,
-    base_url: str | None = None,
-) -> ReplayReport:
-    """Re-run a recorded episode's actions on the same pages in a fresh context; compare every state_hash.
-
-    The recording's start URL, seed, init scripts and setup_js are reused, so deterministic pages
-    replay to identical hashes. `base_url` rewrites the recorded start URL's origin (a page served
-    elsewhere); the hashes include the URL, so expect divergence then unless it is the same.
-    """
-    header, steps, _end = read_trajectory(path)
-    if not header:
-        raise ValueError(f"{path}: no episode header")
-    start_url = header["start_url"]
-    if base_url:
-        from urllib.parse import urlsplit, urlunsplit
-
-        parts, base = urlsplit(start_url), urlsplit(base_url)
-        start_url = urlunsplit((base.scheme, base.netloc, parts.path, parts.query, parts.fragment))
-    task = TaskSpec(
-        name=header.get("task", "replay"),
-        start_url=start_url,
-        setup_js=header.get("setup_js"),
-        reward_js=header.get("reward_js"),
-        init_scripts=tuple(header.get("init_scripts") or ()),
-    )
-    report = ReplayReport(str(path))
-    env = BrowserEnv(browser, wait_until=header.get("wait_until", "load"))
-    try:
-        await env.reset(task=task, seed=header.get("seed"))
-        info = env.last_info
-        for rec in steps:
-            if rec["step"] > 0:
-                _obs, info = await env.step(rec["action"])
-            err = info["error"]
-            rerr = rec.get("error")
-            item = ReplayStep(
-                step=rec["step"],
-                action=rec.get("action"),
-                recorded_hash=rec.get("state_hash"),
-                replayed_hash=info["state_hash"],
-                recorded_digest=rec.get("content_digest"),
-                replayed_digest=info["content_digest"],
-                recorded_error=rerr["code"] if rerr else None,
-                replayed_error=err["code"] if err else None,
-            )
-            report.steps.append(item)
-            if not item.match and report.diverged_at is None:
-                report.diverged_at = item.step
-                if stop_on_divergence:
-                    break
-    finally:
-        await env.close()
-    return report
