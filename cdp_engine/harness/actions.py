@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any
 
 import orjson
 
@@ -26,13 +26,12 @@ from ..index.actions import ActionValidationError
 from ..index.element_index import ActionError, ElementIndex
 from ..snapshot.capture import Capture
 from .bgym import BGymCall, is_bgym_text, parse_bgym, to_protocol
+from .tabs import EpisodeTabs, StepResult
 
-__all__ = ["BGymActions", "Screenshot", "parse_action"]
+__all__ = ["BGymActions", "parse_action"]
 
 log = logging.getLogger("cdp_engine")
 
-Screenshot = bool | Literal["png", "jpeg"]
-StepResult = tuple[dict[str, Any], float]  # the state after a call, and the ms its capture took
 
 
 def parse_action(action: Any) -> list[Any]:
@@ -56,26 +55,60 @@ def parse_action(action: Any) -> list[Any]:
 
 
 class BGymActions:
-    """Runs one call of a step on a tab and returns (state, capture ms); the environment supplies the
-    screenshot format and its tab operations (open a tab, make one active, the open tabs)."""
+    """Runs a step's calls on the episode's tabs (`tabs`: the active one, opening and switching
+    tabs, the screenshot format) and returns the state after them."""
 
-    def __init__(
-        self,
-        browser: Browser,
-        capture_format: Callable[[], Screenshot],
-        open_tab: Callable[[], Awaitable[Tab]],
-        switch: Callable[[Tab], Awaitable[StepResult]],
-        open_tabs: Callable[[], list[Tab]],
-    ) -> None:
+    def __init__(self, browser: Browser, tabs: EpisodeTabs) -> None:
         self.browser = browser
-        self.capture_format = capture_format
-        self.open_tab = open_tab
-        self.switch = switch
-        self.open_tabs = open_tabs
+        self.tabs = tabs
+
+    async def run_calls(
+        self, tab: Tab, calls: list[Any], action: Any
+    ) -> tuple[dict[str, Any], float, list[Any], dict[str, str] | None]:
+        """A step's parsed calls in order, each on the tab active then, until one fails or closes its tab:
+        (state, capture ms, what ran, the finish_task/fail_task that ran if one did)."""
+        state: dict[str, Any] = {}
+        capture_ms = 0.0
+        ran: list[Any] = []
+        finished: dict[str, str] | None = None
+        for call in calls:
+            tab = self.tabs.active or tab
+            protocol: Any = None
+            try:
+                if isinstance(call, BGymCall):
+                    state, cms, protocol = await self.run(tab, call, action)
+                    ran.append(protocol if protocol is not None else call.source)
+                else:
+                    state, cms = await self.act(tab, call)
+                    protocol = call
+                    ran.append(call)
+            except CDPEngineError as exc:
+                if not tab.closed:  # the page is gone in another way: report it as the protocol does
+                    state = await self.previous_state(tab)
+                    state["error"] = {
+                        "code": "INTERNAL_BROWSER_ERROR",
+                        "message": f"{type(exc).__name__}: {exc}",
+                        "failed_action": action,
+                    }
+                    break
+                state, cms = {}, 0.0  # the action closed its own tab (window.close()): follow below
+            capture_ms += cms
+            if "error" in state or tab.closed:
+                break
+            if isinstance(protocol, Mapping) and protocol.get("action") in ("finish_task", "fail_task"):
+                finished = {"action": protocol["action"], "message": protocol.get("message", "")}
+        return state, capture_ms, ran, finished
+
+    async def previous_state(self, tab: Tab) -> dict[str, Any]:
+        """The state before the step (the last capture when there is one): what a failed action leaves."""
+        index = ElementIndex.of(tab)
+        if index.current is not None:
+            return dict(index.current.state)
+        return await ElementIndex.of(tab).state(screenshot=self.tabs.capture_format())
 
     async def act(self, tab: Tab, action: Any) -> StepResult:
         """A protocol action through the element index (its errors come back in the state)."""
-        state = await ElementIndex.of(tab).act(action, screenshot=self.capture_format())
+        state = await ElementIndex.of(tab).act(action, screenshot=self.tabs.capture_format())
         capture_ms = 0.0 if "error" in state else float(tab.last_timings.get("total_ms", 0.0))
         return state, capture_ms
 
@@ -85,7 +118,7 @@ class BGymActions:
         index = ElementIndex.of(tab)
         failed = raw if isinstance(raw, str) else call.source
         if index.current is None:
-            await ElementIndex.of(tab).state(screenshot=self.capture_format())
+            await ElementIndex.of(tab).state(screenshot=self.tabs.capture_format())
         current = index.current
         assert current is not None  # state() above sets it
         try:
@@ -132,24 +165,24 @@ class BGymActions:
         if name == "noop":
             await asyncio.sleep(max(0.0, float(a["wait_ms"])) / 1000)
             t = time.perf_counter()
-            state = await ElementIndex.of(tab).state(screenshot=self.capture_format())
+            state = await ElementIndex.of(tab).state(screenshot=self.tabs.capture_format())
             return state, (time.perf_counter() - t) * 1000, None
         if name == "new_tab":
-            new = await self.open_tab()
-            state, cms = await self.switch(new)
+            new = await self.tabs.new_tab()
+            state, cms = await self.tabs.switch(new)
             return state, cms, None
         if name == "tab_focus":
-            tabs = self.open_tabs()
+            tabs = self.tabs.open_tabs
             if not 0 <= a["index"] < len(tabs):
                 msg = f"tab_focus: no tab {a['index']}; {len(tabs)} tab(s) open (0..{len(tabs) - 1})"
                 return self._error(current, "ACTION_VALIDATION_FAILED", msg, failed), 0.0, None
-            state, cms = await self.switch(tabs[a["index"]])
+            state, cms = await self.tabs.switch(tabs[a["index"]])
             return state, cms, None
         if name == "tab_close":
             await tab.close()
-            remaining = self.open_tabs()
-            target = remaining[-1] if remaining else await self.open_tab()
-            state, cms = await self.switch(target)
+            remaining = self.tabs.open_tabs
+            target = remaining[-1] if remaining else await self.tabs.new_tab()
+            state, cms = await self.tabs.switch(target)
             return state, cms, None
         state, cms = await self._custom(tab, call, failed)
         return state, cms, None
@@ -163,7 +196,7 @@ class BGymActions:
         """Run a call the protocol has no action for, under the tab's element index lock, like act():
         resolve indices against the last state (same identity rules), act, settle, capture."""
         index: ElementIndex = ElementIndex.of(tab)
-        shot = self.capture_format()
+        shot = self.tabs.capture_format()
         async with index.lock:
             if index.current is None:
                 index.current = await index.capturer.capture(screenshot=shot)

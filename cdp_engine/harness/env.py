@@ -13,42 +13,32 @@ tabs (popups followed, closed tabs replaced) and its context pool are kept here.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import time
 import uuid
 from collections.abc import Awaitable, Iterable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..core.browser import Browser, BrowserContext, Tab
-from ..core.lifecycle import WaitUntil, wait_loaded
-from ..core.settle import SettleReport, dom_quiet
+from ..core.lifecycle import WaitUntil
+from ..core.settle import SettleReport
 from ..errors import CDPEngineError
 from ..index.actions import ActionValidationError
 from ..index.element_index import ElementIndex
 from ..index.tab import connect, launch
 from ..snapshot.capture import content_digest
 from ..version import __version__
-from .actions import BGymActions, Screenshot, StepResult, parse_action
-from .bgym import BGymCall
+from .actions import BGymActions, parse_action
+from .pool import ContextPool
+from .tabs import POPUP_WAIT, EpisodeTabs, Screenshot, quiesce
 from .tasks import TaskSpec, seed_script
 from .trajectory import TrajectoryRecorder
-
-if TYPE_CHECKING:
-    from ..cdp.connection import CDPSession
 
 __all__ = ["POPUP_WAIT", "BrowserEnv"]
 
 log = logging.getLogger("cdp_engine")
-
-POPUP_WAIT = 3.0  # s a step waits for a window its page asked for to appear
-
-
-def _quiet(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()
 
 
 class _Timer:
@@ -98,9 +88,6 @@ class BrowserEnv:
         self.wait_until: WaitUntil = wait_until
         self.base_url = base_url
         self.recorder = TrajectoryRecorder(record_dir, screenshots=record_screenshots) if record_dir else None
-        self.context: BrowserContext | None = None
-        self.tabs: list[Tab] = []  # the episode's tabs, in opening order
-        self.active: Tab | None = None
         self.task: TaskSpec | None = None
         self.seed: int | None = None
         self.episode_id: str | None = None
@@ -109,24 +96,13 @@ class BrowserEnv:
         self.done = False
         self.last_info: dict[str, Any] = {}
         self.last_reward: float | None = None
-        self.last_teardown_ms = 0.0
-        self._scripts: list[str] = []
         self._timer = _Timer()
         self._owns_browser = False
         self._closed = False
-        # Popups of the current step: tabs of the context the env did not open itself (by target id, from
-        # the moment they attach), and how many windows the pages asked for (Page.windowOpen).
-        self._popups: list[str] = []
-        self._popup_attached = asyncio.Event()
-        self._window_opens = 0
-        self._opening = False  # set while the env opens a tab itself
-        self._reactivations: set[asyncio.Future[Any]] = set()  # openers brought back to the front
         self.prewarm = prewarm
-        self._spare: asyncio.Future[tuple[BrowserContext, Tab]] | None = None
-        self._disposing: set[asyncio.Future[Any]] = set()
-        browser.connection.on_session_attached.append(self._on_attached)
-        self._unsubscribe_tab = browser.on_tab(self._on_tab)
-        self._actions = BGymActions(browser, self._capture_format, self._new_tab, self._switch, lambda: self.open_tabs)
+        self._pool = ContextPool(browser)
+        self._tabs = EpisodeTabs(browser, self._capture_format, self._timer.add, self._pool.background)
+        self._actions = BGymActions(browser, self._tabs)
 
     # ----- construction -----------------------------------------------------------------------
 
@@ -148,120 +124,39 @@ class BrowserEnv:
         env._owns_browser = True
         return env
 
-    # ----- tabs of the episode ----------------------------------------------------------------
+    # ----- tabs of the episode (kept by EpisodeTabs) ------------------------------------------
 
-    def _on_attached(self, session: CDPSession, params: dict[str, Any]) -> None:
-        """Per-context init scripts, sent before the tab's own setup and before it runs any script."""
-        ctx = self.context
-        info = params.get("targetInfo", {})
-        if ctx is None or info.get("type") != "page" or info.get("browserContextId") != ctx.id:
-            return
-        if session.parent is not self.browser.connection.root:
-            return
-        tab = self.browser.tabs.get(info["targetId"])  # the Browser made it in its own attach callback
-        if tab is not None:
-            for source in self._scripts:  # sent now, so they go out before the tab's setup lets it run
-                tab.add_init_script_nowait(source).add_done_callback(_quiet)
-        if not self._opening:
-            self._popups.append(info["targetId"])
-            self._popup_attached.set()
+    @property
+    def context(self) -> BrowserContext | None:
+        """The current episode's browser context."""
+        return self._tabs.context
 
-    def _on_window_open(self, _params: dict[str, Any]) -> None:
-        self._window_opens += 1
+    @property
+    def tabs(self) -> list[Tab]:
+        """The episode's tabs, in opening order (closed ones until open_tabs drops them)."""
+        return self._tabs.tabs
 
-    def _on_tab(self, tab: Tab) -> None:
-        ctx = self.context
-        if ctx is None or tab.context_id != ctx.id or tab in self.tabs:
-            return
-        self._adopt(tab)
-        if tab.target_id in self._popups:
-            # The popup's tab hides its opener, and a hidden page runs no animation frames, which the
-            # settle after the opener's click waits for: show the opener again until the step ends.
-            opener = self.active
-            if opener is not None and not opener.closed:
-                self._reactivations.add(self._background(opener.activate()))
-
-    async def _blank(self) -> tuple[BrowserContext, Tab]:
-        """A fresh context with one blank tab: the part of a reset that costs a renderer process."""
-        context = await self.browser.new_context()
-        try:
-            tab = await self.browser.new_tab(context=context)
-        except BaseException:
-            with contextlib.suppress(CDPEngineError, TimeoutError):
-                await context.close()
-            raise
-        return context, tab
-
-    async def _take_blank(self) -> tuple[BrowserContext, Tab]:
-        """The spare made during the last episode when it is good, else a new one."""
-        spare, self._spare = self._spare, None
-        if spare is not None:
-            try:
-                context, tab = await spare
-                if not tab.closed and not context.closed:
-                    return context, tab
-                self._dispose(context)
-            except (CDPEngineError, TimeoutError) as exc:
-                log.debug("spare context failed: %s", exc)
-        return await self._blank()
-
-    def _dispose(self, context: BrowserContext) -> None:
-        """Dispose a context in the background (close() waits for every disposal)."""
-
-        async def dispose() -> None:
-            t = time.perf_counter()
-            with contextlib.suppress(CDPEngineError, TimeoutError):
-                await context.close()
-            self.last_teardown_ms = (time.perf_counter() - t) * 1000
-
-        self._background(dispose())
-
-    def _background(self, coro: Awaitable[Any]) -> asyncio.Future[Any]:
-        """Run coro without waiting for it; close() waits for what is still running."""
-        task = asyncio.ensure_future(coro)
-        self._disposing.add(task)
-        task.add_done_callback(self._disposing.discard)
-        task.add_done_callback(_quiet)
-        return task
-
-    async def _new_tab(self) -> Tab:
-        assert self.context is not None
-        self._opening = True
-        try:
-            tab = await self.context.new_tab()
-        finally:
-            self._opening = False
-        self._adopt(tab)
-        return tab
-
-    def _adopt(self, tab: Tab) -> None:
-        if tab not in self.tabs:
-            self.tabs.append(tab)
-            tab.session.on("Page.windowOpen", self._on_window_open)
-        ElementIndex.of(tab).add_settle_listener(self._timer.add)  # added once per tab
+    @property
+    def active(self) -> Tab | None:
+        return self._tabs.active
 
     @property
     def open_tabs(self) -> list[Tab]:
         """The episode's open tabs, in opening order."""
-        self.tabs = [t for t in self.tabs if not t.closed]
-        return self.tabs
+        return self._tabs.open_tabs
+
+    @property
+    def active_closed(self) -> bool:
+        return self._tabs.active_closed
+
+    @property
+    def last_teardown_ms(self) -> float:
+        """How long disposing the last episode's context took."""
+        return self._pool.last_teardown_ms
 
     async def tab_info(self) -> list[dict[str, Any]]:
-        """The open tabs: index, url, title, active. The active tab's title is read from its document
-        (Chromium reports titles a little late); the others' are as Chromium last reported them."""
-        title = None
-        if not self.active_closed:
-            with contextlib.suppress(CDPEngineError, TimeoutError):
-                title = await self.active.evaluate("document.title", timeout=2.0)  # type: ignore[union-attr]
-        return [
-            {
-                "index": i,
-                "url": t.url,
-                "title": title if t is self.active and isinstance(title, str) else t.title,
-                "active": t is self.active,
-            }
-            for i, t in enumerate(self.open_tabs)
-        ]
+        """The open tabs: index, url, title, active (the active tab's title read from its document)."""
+        return await self._tabs.info()
 
     # ----- episodes ---------------------------------------------------------------------------
 
@@ -291,45 +186,26 @@ class BrowserEnv:
         self.step_count, self.done, self.last_reward = 0, False, None
         self._new_step()
         episode_scripts = [*self.init_scripts, *task.init_scripts]
-        self._scripts = ([seed_script(seed)] if seed is not None else []) + episode_scripts
+        scripts = ([seed_script(seed)] if seed is not None else []) + episode_scripts
 
-        context, tab = await self._take_blank()
-        self.context = context
-        self._adopt(tab)
-        self.active = tab
-        setup: list[Awaitable[Any]] = [tab.add_init_script(source) for source in self._scripts]
+        context, tab = await self._pool.take()
+        self._tabs.begin(context, tab, scripts)
+        setup: list[Awaitable[Any]] = [tab.add_init_script(source) for source in scripts]
         if self.permissions:
             setup.append(context.grant_permissions(self.permissions))
         await asyncio.gather(*setup)
         t_context = time.perf_counter()
         await tab.goto(url, wait_until=self.wait_until)
-        await self._quiesce(tab)
+        await quiesce(tab, self.browser.navigation_timeout)
         if task.setup_js:
             await tab.evaluate(task.setup_js)
-            await self._quiesce(tab)
+            await quiesce(tab, self.browser.navigation_timeout)
         t_ready = time.perf_counter()
         state = await ElementIndex.of(tab).state(screenshot=self._capture_format())
         t_end = time.perf_counter()
         self.trajectory_path = None
         if self.recorder is not None:
-            self.trajectory_path = str(
-                self.recorder.begin(
-                    {
-                        "episode_id": self.episode_id,
-                        "task": task.name,
-                        "goal": task.goal,
-                        "start_url": url,
-                        "seed": seed,
-                        "setup_js": task.setup_js,
-                        "reward_js": task.reward_js,
-                        "init_scripts": episode_scripts,
-                        "viewport": list(self.browser.viewport_size),
-                        "wait_until": self.wait_until,
-                        "engine": __version__,
-                        "time": time.time(),
-                    }
-                )
-            )
+            self.trajectory_path = str(self.recorder.begin(_header(self, task, url, episode_scripts)))
         timings = {
             "teardown_ms": self.last_teardown_ms,
             "context_ms": (t_context - t_teardown) * 1000,
@@ -338,11 +214,11 @@ class BrowserEnv:
             "reset_ms": (t_end - t_teardown) * 1000,
             "total_ms": (t_end - t0) * 1000,
         }
-        info = self._info(state, None, timings, await self.tab_info(), action=None)
+        info = _info(self, state, None, timings, await self.tab_info(), action=None)
         self._record(0, None, state, info)
         self.last_info = info
         if self.prewarm:  # after the reset, not during it: the spare's renderer start would slow this load
-            self._spare = asyncio.ensure_future(self._blank())
+            self._pool.prepare()
         return self._observation(state)
 
     async def step(self, action: str | Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -362,38 +238,12 @@ class BrowserEnv:
         try:
             calls = parse_action(action)
         except ActionValidationError as exc:
-            state = await self._previous_state(tab)
+            state = await self._actions.previous_state(tab)
             state["error"] = exc.to_error()
         else:
-            state = {}
-            for call in calls:
-                tab = self.active or tab
-                protocol: Any = None
-                try:
-                    if isinstance(call, BGymCall):
-                        state, cms, protocol = await self._actions.run(tab, call, action)
-                        ran.append(protocol if protocol is not None else call.source)
-                    else:
-                        state, cms = await self._actions.act(tab, call)
-                        protocol = call
-                        ran.append(call)
-                except CDPEngineError as exc:
-                    if not tab.closed:  # the page is gone in another way: report it as the protocol does
-                        state = await self._previous_state(tab)
-                        state["error"] = {
-                            "code": "INTERNAL_BROWSER_ERROR",
-                            "message": f"{type(exc).__name__}: {exc}",
-                            "failed_action": action,
-                        }
-                        break
-                    state, cms = {}, 0.0  # the action closed its own tab (window.close()): follow below
-                capture_ms += cms
-                if "error" in state or tab.closed:
-                    break
-                if isinstance(protocol, Mapping) and protocol.get("action") in ("finish_task", "fail_task"):
-                    finished = {"action": protocol["action"], "message": protocol.get("message", "")}
+            state, capture_ms, ran, finished = await self._actions.run_calls(tab, calls, action)
             if "error" not in state:
-                popped = await self._follow_tabs()
+                popped = await self._tabs.follow()
                 if popped is not None:
                     state, cms = popped
                     capture_ms += cms
@@ -413,22 +263,17 @@ class BrowserEnv:
             "capture_ms": capture_ms,
             "step_ms": total_ms,
         }
-        if error is None:
+        active = self._tabs.active
+        if error is None and active is not None:
             for key in ("snapshot_ms", "build_ms", "ax_ms", "cached"):
-                if key in self.active.last_timings:  # type: ignore[union-attr]
-                    timings[key] = self.active.last_timings[key]  # type: ignore[union-attr]
+                if key in active.last_timings:
+                    timings[key] = active.last_timings[key]
         tabs = await self.tab_info()
         timings["info_ms"] = (time.perf_counter() - t_end) * 1000  # reward_js and the tab list
-        info = self._info(
-            state, error, timings, tabs, action=action, ran=ran, reward=reward, finished=finished
-        )
+        info = _info(self, state, error, timings, tabs, action=action, ran=ran, reward=reward, finished=finished)
         self._record(self.step_count, action, state, info)
         self.last_info = info
         return self._observation(state), info
-
-    @property
-    def active_closed(self) -> bool:
-        return self.active is None or self.active.closed
 
     async def observe(self) -> dict[str, Any]:
         """The active tab's current state as an observation, without acting (cached when unchanged)."""
@@ -444,10 +289,11 @@ class BrowserEnv:
 
     async def reward(self) -> float:
         """The task's reward_js read in the active tab: a number, or a boolean as 1.0 / 0.0; 0.0 if it throws."""
-        if self.task is None or not self.task.reward_js or self.active_closed:
+        active = self._tabs.active
+        if self.task is None or not self.task.reward_js or active is None or active.closed:
             return 0.0
         try:
-            value = await self.active.evaluate(self.task.reward_js, timeout=10.0)  # type: ignore[union-attr]
+            value = await active.evaluate(self.task.reward_js, timeout=10.0)
         except (CDPEngineError, TimeoutError) as exc:
             log.debug("reward_js failed: %s", exc)
             value = 0.0
@@ -462,17 +308,9 @@ class BrowserEnv:
         self._closed = True
         try:
             await self._end_episode()
-            spare, self._spare = self._spare, None
-            if spare is not None:
-                with contextlib.suppress(CDPEngineError, TimeoutError):
-                    context, _tab = await spare
-                    self._dispose(context)
-            if self._disposing:
-                await asyncio.gather(*self._disposing, return_exceptions=True)
+            await self._pool.close()
         finally:
-            with contextlib.suppress(ValueError):
-                self.browser.connection.on_session_attached.remove(self._on_attached)
-            self._unsubscribe_tab()
+            self._tabs.close()
             if self._owns_browser:
                 await self.browser.close()
 
@@ -489,11 +327,9 @@ class BrowserEnv:
             self.recorder.end(
                 {"steps": self.step_count, "done": self.done, "reward": self.last_reward, "time": time.time()}
             )
-        context, self.context = self.context, None
-        self.tabs, self.active = [], None
-        self._scripts = []
+        context = self._tabs.end()
         if context is not None:
-            self._dispose(context)
+            self._pool.dispose(context)
 
     def _capture_format(self) -> Screenshot:
         if self.screenshot:
@@ -510,113 +346,62 @@ class BrowserEnv:
             obs["read_page"] = state.get("page_content", "")
         return obs
 
-    def _info(
-        self,
-        state: dict[str, Any],
-        error: dict[str, Any] | None,
-        timings: dict[str, float],
-        tabs: list[dict[str, Any]],
-        *,
-        action: Any,
-        ran: list[Any] | None = None,
-        reward: float | None = None,
-        finished: dict[str, str] | None = None,
-    ) -> dict[str, Any]:
-        return {
-            "episode_id": self.episode_id,
-            "step": self.step_count,
-            "action": action,
-            "ran": ran or [],
-            "error": error,
-            "last_action_error": f"{error['code']}: {error['message']}" if error else "",
-            "timings": timings,
-            "tabs": tabs,
-            "active_tab": next((t["index"] for t in tabs if t["active"]), None),
-            "url": state.get("url"),
-            "state_hash": state.get("state_hash"),
-            "content_digest": content_digest(state),
-            "reward": reward,
-            "done": self.done,
-            "message": finished["message"] if finished else None,
-            "infeasible": bool(finished and finished["action"] == "fail_task"),
-        }
-
     def _record(self, step: int, action: Any, state: dict[str, Any], info: dict[str, Any]) -> None:
         if self.recorder is not None:
             fmt = "jpeg" if self._capture_format() == "jpeg" else "png"
             self.recorder.record_step(step, action, state, info, fmt)
 
-    async def _previous_state(self, tab: Tab) -> dict[str, Any]:
-        index = ElementIndex.of(tab)
-        if index.current is not None:
-            return dict(index.current.state)
-        return await ElementIndex.of(tab).state(screenshot=self._capture_format())
-
-    async def _quiesce(self, tab: Tab, timeout: float | None = None) -> None:
-        """Wait for the main document's load, then for the DOM to be quiet (the engine's settle rule)."""
-        timeout = self.browser.navigation_timeout if timeout is None else timeout
-        await wait_loaded(tab, timeout)
-        with contextlib.suppress(CDPEngineError, TimeoutError):
-            await dom_quiet(tab)
-
     def _new_step(self) -> None:
         self._timer.settle = 0.0
-        self._popups.clear()
-        self._popup_attached.clear()
-        self._window_opens = 0
+        self._tabs.new_step()
 
-    async def _step_popups(self) -> list[Tab]:
-        """The tabs the pages opened during this step, once ready (a window asked for is awaited a while)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + POPUP_WAIT
-        while self._window_opens > len(self._popups) and loop.time() < deadline:
-            self._popup_attached.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._popup_attached.wait(), deadline - loop.time())
-        popups = []
-        for target_id in self._popups:
-            tab = self.browser.tabs.get(target_id)
-            if tab is None:
-                continue
-            await asyncio.wait({tab.ready}, timeout=self.browser.navigation_timeout)  # never cancels ready
-            if (
-                tab.ready.done()
-                and not tab.ready.cancelled()
-                and tab.ready.exception() is None
-                and not tab.closed
-            ):
-                self._adopt(tab)
-                popups.append(tab)
-        self._popups.clear()
-        return popups
 
-    async def _follow_tabs(self) -> StepResult | None:
-        """After a step: a popup the page opened becomes active; a closed active tab gives way."""
-        popups = await self._step_popups()
-        target: Tab | None = None
-        if popups:
-            target = popups[-1]
-        elif self.active_closed:
-            remaining = self.open_tabs
-            target = remaining[-1] if remaining else await self._new_tab()
-        if target is None:
-            return None
-        self.active = target
-        if self._reactivations:  # an opener brought to the front must not end up in front of its popup
-            await asyncio.wait(self._reactivations, timeout=5.0)
-            self._reactivations.clear()
-        with contextlib.suppress(CDPEngineError):
-            await target.activate()
-        await self._quiesce(target, timeout=10.0)
-        t = time.perf_counter()
-        state = await ElementIndex.of(target).state(screenshot=self._capture_format())
-        return state, (time.perf_counter() - t) * 1000
+def _info(
+    env: BrowserEnv,
+    state: dict[str, Any],
+    error: dict[str, Any] | None,
+    timings: dict[str, float],
+    tabs: list[dict[str, Any]],
+    *,
+    action: Any,
+    ran: list[Any] | None = None,
+    reward: float | None = None,
+    finished: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """The info dict reset() and step() return (docs/harness.md lists its keys)."""
+    return {
+        "episode_id": env.episode_id,
+        "step": env.step_count,
+        "action": action,
+        "ran": ran or [],
+        "error": error,
+        "last_action_error": f"{error['code']}: {error['message']}" if error else "",
+        "timings": timings,
+        "tabs": tabs,
+        "active_tab": next((t["index"] for t in tabs if t["active"]), None),
+        "url": state.get("url"),
+        "state_hash": state.get("state_hash"),
+        "content_digest": content_digest(state),
+        "reward": reward,
+        "done": env.done,
+        "message": finished["message"] if finished else None,
+        "infeasible": bool(finished and finished["action"] == "fail_task"),
+    }
 
-    async def _switch(self, target: Tab) -> StepResult:
-        self.active = target
-        with contextlib.suppress(CDPEngineError):
-            await target.activate()
-        t = time.perf_counter()
-        state = await ElementIndex.of(target).state(screenshot=self._capture_format())
-        return state, (time.perf_counter() - t) * 1000
 
+def _header(env: BrowserEnv, task: TaskSpec, url: str, init_scripts: list[str]) -> dict[str, Any]:
+    """A trajectory's header: what replay() needs to start the same episode again."""
+    return {
+        "episode_id": env.episode_id,
+        "task": task.name,
+        "goal": task.goal,
+        "start_url": url,
+        "seed": env.seed,
+        "setup_js": task.setup_js,
+        "reward_js": task.reward_js,
+        "init_scripts": init_scripts,
+        "viewport": list(env.browser.viewport_size),
+        "wait_until": env.wait_until,
+        "engine": __version__,
+        "time": time.time(),
+    }
