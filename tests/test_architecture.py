@@ -259,7 +259,6 @@ def test_ruff_clean_in_the_cdp_layer_and_leaf_modules() -> None:
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-@pytest.mark.xfail(strict=False, reason="SLF001 fixes land with the surface refactor")
 def test_ruff_clean() -> None:
     run = _ruff_check("cdp_engine", "tests")
     assert run.returncode == 0, run.stdout + run.stderr
@@ -292,7 +291,6 @@ def test_mypy_strict_clean_in_the_cdp_layer_and_leaf_modules(mypy_errors: list[s
     assert not mine, "\n".join(mine)
 
 
-@pytest.mark.xfail(strict=False, reason="mypy fixes in core/, snapshot/, index/ and the surfaces land with their refactors")
 def test_mypy_clean(mypy_errors: list[str]) -> None:
     assert not mypy_errors, f"{len(mypy_errors)} mypy errors:\n" + "\n".join(mypy_errors)
 

@@ -14,7 +14,7 @@ import contextlib
 import itertools
 import logging
 import tempfile
-from collections.abc import Callable, Coroutine, Generator
+from collections.abc import Callable, Coroutine, Generator, Iterable
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -105,7 +105,7 @@ class Tab:
     # ----- events -----------------------------------------------------------------------------
 
     def add_listener(self, listener: Callable[[str, Any], None]) -> Callable[[], None]:
-        """listener(kind, payload) for 'dialog', 'download', 'popup', 'navigated', 'frame', 'closed', 'crashed'."""
+        """listener(kind, payload) for 'dialog', 'download', 'popup', 'window_open', 'navigated', 'frame', 'closed', 'crashed'."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
@@ -127,6 +127,8 @@ class Tab:
         session.on("Page.javascriptDialogClosed", self._on_dialog_closed)
         if session is self.session:
             session.on("Inspector.targetCrashed", self._on_crashed)
+            # A page asked for a window (window.open, target=_blank): listeners hear it before the popup attaches.
+            session.on("Page.windowOpen", lambda p: self.emit("window_open", p))
 
     def _on_crashed(self, params: dict[str, Any]) -> None:
         # The connection has already closed the session; waits on this tab would otherwise run to their deadline.
@@ -570,6 +572,15 @@ class Tab:
         identifier: str = results[0]["identifier"]
         return identifier
 
+    def add_init_script_nowait(self, source: str) -> asyncio.Future[list[dict[str, Any]]]:
+        """add_init_script without awaiting: the commands go out now, so a synchronous attach callback
+        can add scripts before the tab's own setup lets the page run. The future holds the answers."""
+        self.init_scripts.append(source)  # for out-of-process frames that attach later
+        sessions = [self.session, *self.frame_sessions.values()]
+        return asyncio.gather(
+            *[s.send("Page.addScriptToEvaluateOnNewDocument", {"source": source}) for s in sessions]
+        )
+
     async def screenshot_base64(
         self,
         *,
@@ -700,6 +711,16 @@ class BrowserContext:
     async def clear_cookies(self) -> None:
         """Delete every cookie of this context."""
         await self.browser.connection.root.send("Storage.clearCookies", self._context_params())
+
+    async def grant_permissions(self, permissions: Iterable[str], origin: str | None = None) -> None:
+        """Grant permissions (e.g. 'geolocation', 'clipboardReadWrite') to this context's pages: for
+        every origin, or only `origin`. Chromium drops them when the context is disposed."""
+        params: dict[str, Any] = {"permissions": list(permissions)}
+        if self.id is not None:
+            params["browserContextId"] = self.id
+        if origin is not None:
+            params["origin"] = origin
+        await self.browser.connection.root.send("Browser.grantPermissions", params)
 
     async def close(self) -> None:
         """Dispose the context and every tab in it."""

@@ -150,6 +150,8 @@ class FilePolicy:
     never_read: tuple[Path, ...] = field(default=())
     # Single files an upload may read wherever they are (an application's allowlist of documents).
     upload_files: tuple[Path, ...] = field(default=())
+    # Uploads not checked at all (see unrestricted()): "local" resolves each path here, "remote" sends it as given.
+    upload_anywhere: Literal["local", "remote"] | None = None
 
     def __post_init__(self) -> None:
         roots = tuple(resolve(r) for r in self.upload_roots)
@@ -163,6 +165,18 @@ class FilePolicy:
                     raise ValueError(
                         "an upload root may not be, contain or sit inside the browser's downloads folder"
                     )
+
+    @classmethod
+    def unrestricted(cls, *, local: bool = True) -> FilePolicy:
+        """Uploads may read any path, and nothing is written: for a caller that runs its own tasks and
+        names their files itself (the harness), never for paths an agent chooses. `local`: the browser
+        runs on this machine, so each path is resolved here (symlinks, `..`, relative to the working
+        directory); False: the browser is remote and the paths name files on its host, sent as given."""
+        return cls(
+            upload_hint="FilePolicy.unrestricted() checks no uploads",
+            output_hint="FilePolicy.unrestricted() allows no writes",
+            upload_anywhere="local" if local else "remote",
+        )
 
     def listing(self, files: Iterable[str | os.PathLike[str]]) -> FilePolicy:
         """This policy, also allowing these single files."""
@@ -181,7 +195,11 @@ class FilePolicy:
     def upload_path(self, path: str | os.PathLike[str]) -> Path:
         """The real path of a file an upload may read; PolicyError naming the rule otherwise."""
         text = self._valid(path)
+        if self.upload_anywhere == "remote":
+            return Path(text)
         real = resolve(text)
+        if self.upload_anywhere == "local":
+            return real
         if real in self.upload_files and real.is_file():
             return real
         if not self.upload_roots:

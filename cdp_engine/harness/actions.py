@@ -1,0 +1,291 @@
+"""Running a step's actions on the core: protocol actions through the element index, BrowserGym calls
+it has no action for (clicks with modifiers, hover, keys, mouse, drag, uploads, history, tabs) through
+the core's input, files and navigation calls, under the index's lock with its identity rules.
+
+`BGymActions` is the part of `BrowserEnv.step` that turns one parsed call into a new state; the
+environment keeps the episode's tabs and hands it the few tab operations it needs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from ..core import input
+from ..core.browser import Browser, Tab
+from ..core.files import set_input_files
+from ..core.keys import modifiers_mask
+from ..core.policies import FilePolicy, PolicyError
+from ..errors import CDPEngineError, NavigationError
+from ..index.actions import ActionValidationError
+from ..index.element_index import ActionError, ElementIndex
+from ..snapshot.capture import Capture
+from .bgym import BGymCall, is_bgym_text, parse_bgym, to_protocol
+from .tabs import EpisodeTabs, StepResult
+
+__all__ = ["BGymActions", "parse_action"]
+
+log = logging.getLogger("cdp_engine")
+
+
+
+def parse_action(action: Any) -> list[Any]:
+    """Parse everything before anything runs: a malformed action changes nothing."""
+    if isinstance(action, Mapping):
+        return [dict(action)]
+    if isinstance(action, (bytes, bytearray)):
+        action = action.decode("utf-8", "replace")
+    if isinstance(action, str):
+        if not is_bgym_text(action):
+            try:
+                decoded = orjson.loads(action)
+            except orjson.JSONDecodeError:
+                return [action]  # the engine reports the JSON error, as the protocol says
+            return [decoded]
+        return parse_bgym(action)
+    raise ActionValidationError(
+        f"an action is a protocol action object, its JSON text, or a BrowserGym call string; got {type(action).__name__}",
+        failed_action=repr(action),
+    )
+
+
+class BGymActions:
+    """Runs a step's calls on the episode's tabs (`tabs`: the active one, opening and switching
+    tabs, the screenshot format) and returns the state after them."""
+
+    def __init__(self, browser: Browser, tabs: EpisodeTabs) -> None:
+        self.browser = browser
+        self.tabs = tabs
+
+    async def run_calls(
+        self, tab: Tab, calls: list[Any], action: Any
+    ) -> tuple[dict[str, Any], float, list[Any], dict[str, str] | None]:
+        """A step's parsed calls in order, each on the tab active then, until one fails or closes its tab:
+        (state, capture ms, what ran, the finish_task/fail_task that ran if one did)."""
+        state: dict[str, Any] = {}
+        capture_ms = 0.0
+        ran: list[Any] = []
+        finished: dict[str, str] | None = None
+        for call in calls:
+            tab = self.tabs.active or tab
+            protocol: Any = None
+            try:
+                if isinstance(call, BGymCall):
+                    state, cms, protocol = await self.run(tab, call, action)
+                    ran.append(protocol if protocol is not None else call.source)
+                else:
+                    state, cms = await self.act(tab, call)
+                    protocol = call
+                    ran.append(call)
+            except CDPEngineError as exc:
+                if not tab.closed:  # the page is gone in another way: report it as the protocol does
+                    state = await self.previous_state(tab)
+                    state["error"] = {
+                        "code": "INTERNAL_BROWSER_ERROR",
+                        "message": f"{type(exc).__name__}: {exc}",
+                        "failed_action": action,
+                    }
+                    break
+                state, cms = {}, 0.0  # the action closed its own tab (window.close()): follow below
+            capture_ms += cms
+            if "error" in state or tab.closed:
+                break
+            if isinstance(protocol, Mapping) and protocol.get("action") in ("finish_task", "fail_task"):
+                finished = {"action": protocol["action"], "message": protocol.get("message", "")}
+        return state, capture_ms, ran, finished
+
+    async def previous_state(self, tab: Tab) -> dict[str, Any]:
+        """The state before the step (the last capture when there is one): what a failed action leaves."""
+        index = ElementIndex.of(tab)
+        if index.current is not None:
+            return dict(index.current.state)
+        return await ElementIndex.of(tab).state(screenshot=self.tabs.capture_format())
+
+    async def act(self, tab: Tab, action: Any) -> StepResult:
+        """A protocol action through the element index (its errors come back in the state)."""
+        state = await ElementIndex.of(tab).act(action, screenshot=self.tabs.capture_format())
+        capture_ms = 0.0 if "error" in state else float(tab.last_timings.get("total_ms", 0.0))
+        return state, capture_ms
+
+    async def run(self, tab: Tab, call: BGymCall, raw: Any) -> tuple[dict[str, Any], float, Any]:
+        """One BrowserGym call: (state, capture ms, the protocol action it ran as, or None)."""
+        name, a = call.name, call.args
+        index = ElementIndex.of(tab)
+        failed = raw if isinstance(raw, str) else call.source
+        if index.current is None:
+            await ElementIndex.of(tab).state(screenshot=self.tabs.capture_format())
+        current = index.current
+        assert current is not None  # state() above sets it
+        try:
+            if name == "select_option":
+                options_of: dict[int, list[int]] = {}
+                for el in current.elements.values():
+                    if el.select_index is not None:
+                        options_of.setdefault(el.select_index, []).append(el.index)
+                protocol = to_protocol(call, current.state, options_of)
+                if protocol is None:
+                    picked = current.elements.get(a["bid"])
+                    if picked is None:
+                        raise ActionError(
+                            "INVALID_ELEMENT_INDEX",
+                            f"Element with index {a['bid']} not found in the current element index.",
+                        )
+                    raise ActionError(
+                        "ELEMENT_NOT_INTERACTIVE",
+                        f"Element {a['bid']} is a <{picked.tag}>, not a <select> with options.",
+                    )
+            elif name in ("check", "uncheck"):
+                desc = current.state["element_index"].get(str(a["bid"]))
+                checked = desc["attributes"].get("checked") if desc else None
+                if desc is not None and checked is None:
+                    raise ActionError(
+                        "ELEMENT_NOT_INTERACTIVE",
+                        f"Element {a['bid']} ({desc['tag']}) has no checked state to {name}.",
+                    )
+                if checked == (name == "check"):
+                    return dict(current.state), 0.0, None  # already so: nothing to do
+                protocol = {"action": "click_element", "element_index": a["bid"]}
+            else:
+                protocol = to_protocol(call, current.state)
+        except ActionValidationError as exc:
+            return self._error(current, exc.code, exc.message, failed), 0.0, None
+        except ActionError as exc:
+            return self._error(current, exc.code, exc.message, failed), 0.0, None
+        if protocol is not None:
+            state, cms = await self.act(tab, protocol)
+            if "error" in state:
+                state["error"]["failed_action"] = failed
+            return state, cms, protocol
+
+        if name == "noop":
+            await asyncio.sleep(max(0.0, float(a["wait_ms"])) / 1000)
+            t = time.perf_counter()
+            state = await ElementIndex.of(tab).state(screenshot=self.tabs.capture_format())
+            return state, (time.perf_counter() - t) * 1000, None
+        if name == "new_tab":
+            new = await self.tabs.new_tab()
+            state, cms = await self.tabs.switch(new)
+            return state, cms, None
+        if name == "tab_focus":
+            tabs = self.tabs.open_tabs
+            if not 0 <= a["index"] < len(tabs):
+                msg = f"tab_focus: no tab {a['index']}; {len(tabs)} tab(s) open (0..{len(tabs) - 1})"
+                return self._error(current, "ACTION_VALIDATION_FAILED", msg, failed), 0.0, None
+            state, cms = await self.tabs.switch(tabs[a["index"]])
+            return state, cms, None
+        if name == "tab_close":
+            await tab.close()
+            remaining = self.tabs.open_tabs
+            target = remaining[-1] if remaining else await self.tabs.new_tab()
+            state, cms = await self.tabs.switch(target)
+            return state, cms, None
+        state, cms = await self._custom(tab, call, failed)
+        return state, cms, None
+
+    def _error(self, capture: Capture, code: str, message: str, failed: Any) -> dict[str, Any]:
+        state = dict(capture.state)
+        state["error"] = {"code": code, "message": message, "failed_action": failed}
+        return state
+
+    async def _custom(self, tab: Tab, call: BGymCall, failed: Any) -> StepResult:
+        """Run a call the protocol has no action for, under the tab's element index lock, like act():
+        resolve indices against the last state (same identity rules), act, settle, capture."""
+        index: ElementIndex = ElementIndex.of(tab)
+        shot = self.tabs.capture_format()
+        async with index.lock:
+            if index.current is None:
+                index.current = await index.capturer.capture(screenshot=shot)
+            previous = index.current
+            try:
+                await self._perform(tab, index, previous, call)
+            except ActionError as exc:
+                return index.error_state(previous, exc.code, exc.message, failed), 0.0
+            except NavigationError as exc:
+                return index.error_state(previous, "NAVIGATION_FAILED", str(exc), failed), 0.0
+            except PolicyError as exc:  # an upload path that is no path (empty, NUL, too long)
+                return index.error_state(previous, "ACTION_VALIDATION_FAILED", exc.message, failed), 0.0
+            except (CDPEngineError, TimeoutError) as exc:
+                log.debug("harness action failed", exc_info=True)
+                return index.error_state(
+                    previous, "INTERNAL_BROWSER_ERROR", f"{type(exc).__name__}: {exc}", failed
+                ), 0.0
+            index.capturer.invalidate()
+            t = time.perf_counter()
+            capture = await index.capturer.capture(screenshot=shot)
+            index.current = capture
+            return dict(capture.state), (time.perf_counter() - t) * 1000
+
+    async def _point(self, tab: Tab, index: ElementIndex, previous: Capture, bid: int) -> tuple[float, float]:
+        element = await index.resolve(previous, bid)
+        index.check_usable(element)
+        return await index.point(element)
+
+    async def _perform(self, tab: Tab, index: ElementIndex, previous: Capture, call: BGymCall) -> None:
+        name, a = call.name, call.args
+        if name in ("click", "dblclick"):
+            x, y = await self._point(tab, index, previous, a["bid"])
+            mods = modifiers_mask(["Control" if m == "ControlOrMeta" else m for m in a["modifiers"]])
+            count = 2 if name == "dblclick" else 1
+            await index.settle(input.click_at(tab, x, y, button=a["button"], click_count=count, modifiers=mods))
+        elif name == "hover":
+            x, y = await self._point(tab, index, previous, a["bid"])
+            await index.settle(input.move(tab, x, y))
+        elif name in ("press", "focus"):
+            element = await index.resolve(previous, a["bid"])
+            if await index.call(element, "function() { this.focus(); return true; }") is None:
+                raise ActionError("INVALID_ELEMENT_INDEX", f"Element {a['bid']} was removed from the page.")
+            if name == "press":
+                await index.settle(input.press(tab, a["key_comb"], implied_shift=False))
+            else:
+                await index.settle()
+        elif name == "keyboard_press":
+            await index.settle(input.press(tab, a["key"], implied_shift=False))
+        elif name == "keyboard_down":
+            await index.settle(input.key_down(tab, a["key"], implied_shift=False))
+        elif name == "keyboard_up":
+            await index.settle(input.key_up(tab, a["key"], implied_shift=False))
+        elif name in ("keyboard_type", "keyboard_insert_text"):
+            await index.settle(input.insert_text(tab, a["text"]))
+        elif name == "scroll":
+            dx, dy = float(a["delta_x"]), float(a["delta_y"])
+            await index.settle(
+                tab.evaluate(f"window.scrollBy({{left: {dx}, top: {dy}, behavior: 'instant'}})", timeout=5.0)
+            )
+        elif name == "mouse_move":
+            await index.settle(input.move(tab, a["x"], a["y"]))
+        elif name in ("mouse_click", "mouse_dblclick"):
+            count = 2 if name == "mouse_dblclick" else 1
+            await index.settle(input.click_at(tab, a["x"], a["y"], button=a["button"], click_count=count))
+        elif name == "mouse_down":
+            await index.settle(input.down(tab, a["button"], x=a["x"], y=a["y"]))
+        elif name == "mouse_up":
+            await index.settle(input.up(tab, a["button"], x=a["x"], y=a["y"]))
+        elif name in ("drag_and_drop", "mouse_drag_and_drop"):
+            if name == "drag_and_drop":
+                fx, fy = await self._point(tab, index, previous, a["from_bid"])
+                tx, ty = await self._point(tab, index, previous, a["to_bid"])
+            else:
+                fx, fy, tx, ty = a["from_x"], a["from_y"], a["to_x"], a["to_y"]
+            await index.settle(input.drag(tab, fx, fy, tx, ty))
+        elif name == "upload_file":
+            element = await index.resolve(previous, a["bid"])
+            if element.tag != "input" or element.input_type != "file":
+                raise ActionError(
+                    "ELEMENT_NOT_INTERACTIVE", f"Element {a['bid']} is not an <input type=file>."
+                )
+            # The harness names its tasks' files itself; they live on the browser's host (resolved
+            # here when that is this machine). Checked before the page is touched.
+            policy = FilePolicy.unrestricted(local=self.browser.process is not None)
+            files = policy.upload_paths(a["file"])
+            await index.settle(set_input_files(element.session, element.backend_node_id, files, policy))
+        elif name in ("go_back", "go_forward"):
+            step = tab.back if name == "go_back" else tab.forward
+            await step(wait_until="load")
+            await index.settle()
+        else:  # pragma: no cover - every parsed name is handled above or by to_protocol
+            raise ActionError("ACTION_VALIDATION_FAILED", f"{name} is not supported")
