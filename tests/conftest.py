@@ -61,8 +61,9 @@ async def site() -> AsyncIterator[Site]:
     other = web.TCPSite(runner, "127.0.0.1", 0)
     await main.start()
     await other.start()
-    site.url = f"http://127.0.0.1:{main._server.sockets[0].getsockname()[1]}"  # type: ignore[union-attr]
-    site.other_url = f"http://localhost:{other._server.sockets[0].getsockname()[1]}"  # type: ignore[union-attr]
+    main_port, other_port = (address[1] for address in runner.addresses)  # in the order the sites started
+    site.url = f"http://127.0.0.1:{main_port}"
+    site.other_url = f"http://localhost:{other_port}"
     yield site
     await runner.cleanup()
 

@@ -355,9 +355,8 @@ async def test_chrome_settings_via_service(browser: cdp_engine.Browser, site: An
     ):
         runner = web.AppRunner(create_app(browser, token=TOKEN, start_url=start, policies=policies))
         await runner.setup()
-        tcp = web.TCPSite(runner, "127.0.0.1", 0)
-        await tcp.start()
-        port = tcp._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        await web.TCPSite(runner, "127.0.0.1", 0).start()
+        port = runner.addresses[0][1]
         try:
             async with ClientSession() as http:
                 body = orjson.dumps({"action": "navigate", "url": "chrome://settings"})

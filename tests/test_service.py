@@ -51,9 +51,8 @@ async def service(browser: cdp_engine.Browser, site: Any) -> AsyncIterator[Servi
     app = create_app(browser, token=TOKEN, start_url=site.add("/service", PAGE))
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
-    tcp = web.TCPSite(runner, "127.0.0.1", 0)
-    await tcp.start()
-    port = tcp._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    port = runner.addresses[0][1]
     async with ClientSession() as http:
         yield Service(f"http://127.0.0.1:{port}", http, app)
     await runner.cleanup()
