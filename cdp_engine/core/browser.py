@@ -315,42 +315,51 @@ class Tab:
     async def configure(self, waiting: bool) -> None:
         """Enable the domains a tab needs and let it run; called once by the Browser when the tab attaches."""
         s = self.session
-        commands = [
-            s.send("Page.enable"),
-            s.send("Page.setLifecycleEventsEnabled", {"enabled": True}),
-            # Keeps the renderer's accessibility tree built as pages load, so a capture's role lookups
-            # cost milliseconds instead of building the whole tree on demand (see capture.py).
-            s.send("Accessibility.enable"),
-            tree_future := s.send("Page.getFrameTree"),
-            s.send(
-                "Target.setAutoAttach",
-                {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True},
-            ),
-            # One fixed CSS viewport at scale 1: screenshots keep one size, coordinates are CSS pixels.
-            s.send(
-                "Emulation.setDeviceMetricsOverride",
-                {
-                    "width": self.browser.viewport_size[0],
-                    "height": self.browser.viewport_size[1],
-                    "deviceScaleFactor": 1,
-                    "mobile": False,
-                },
-            ),
-            *[
-                s.send("Page.addScriptToEvaluateOnNewDocument", {"source": src, "runImmediately": True})
-                for src in self.browser.init_scripts
-            ],
-        ]
-        if waiting:
-            # Sent right behind the setup commands, not after their answers: a popup opened with noopener
-            # has no renderer until its navigation resumes, so renderer-side commands would never answer.
-            # Chromium applies the commands in order, before the page runs any script.
-            commands.append(s.send("Runtime.runIfWaitingForDebugger"))
+        commands, tree_future = self._setup_commands(s, self.browser.init_scripts, waiting, self.browser.viewport_size)
         await asyncio.gather(*commands)
         tree = tree_future.result()["frameTree"]
         # The page may have run (and sent frame events) before this continuation: don't undo those events.
         self._add_frame_tree(s, tree, None, fill_only=True)
         self.main_frame_id = tree["frame"]["id"]
+
+    def _setup_commands(
+        self,
+        session: CDPSession,
+        scripts: list[str],
+        waiting: bool,
+        viewport: tuple[int, int] | None = None,
+    ) -> tuple[list[asyncio.Future[dict[str, Any]]], asyncio.Future[dict[str, Any]]]:
+        """The commands a tab's or an out-of-process frame's session gets before its page runs, all sent now
+        and in order (Chromium applies them before the page runs any script); and the frame-tree answer.
+        `viewport` (tabs only): one fixed CSS viewport at scale 1, so screenshots keep one size and
+        coordinates are CSS pixels."""
+        commands = [
+            session.send("Page.enable"),
+            session.send("Page.setLifecycleEventsEnabled", {"enabled": True}),
+            # Keeps the renderer's accessibility tree built as pages load, so a capture's role lookups
+            # cost milliseconds instead of building the whole tree on demand (see capture.py).
+            session.send("Accessibility.enable"),
+            tree_future := session.send("Page.getFrameTree"),
+            session.send("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}),
+        ]
+        if viewport is not None:
+            width, height = viewport
+            commands.append(
+                session.send(
+                    "Emulation.setDeviceMetricsOverride",
+                    {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+                )
+            )
+        commands += [
+            session.send("Page.addScriptToEvaluateOnNewDocument", {"source": src, "runImmediately": True})
+            for src in scripts
+        ]
+        if waiting:
+            # Sent right behind the setup commands, not after their answers: a popup opened with noopener
+            # has no renderer until its navigation resumes, so renderer-side commands would never answer.
+            # Chromium applies the commands in order, before the page runs any script.
+            commands.append(session.send("Runtime.runIfWaitingForDebugger"))
+        return commands, tree_future
 
     async def attach_frame_session(self, session: CDPSession, waiting: bool) -> None:
         """An out-of-process iframe: configure its session like a tab's, then let it run."""
@@ -361,23 +370,8 @@ class Tab:
         if frame is not None:
             frame.session = session
         try:
-            commands = [
-                session.send("Page.enable"),
-                session.send("Page.setLifecycleEventsEnabled", {"enabled": True}),
-                session.send("Accessibility.enable"),
-                tree_future := session.send("Page.getFrameTree"),
-                session.send(
-                    "Target.setAutoAttach",
-                    {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True},
-                ),
-                *[
-                    session.send("Page.addScriptToEvaluateOnNewDocument", {"source": src, "runImmediately": True})
-                    for src in [*self.browser.init_scripts, *self.init_scripts]
-                ],
-            ]
-            if waiting:
-                # Right behind the setup commands, as for tabs: some of them only answer once it runs.
-                commands.append(session.send("Runtime.runIfWaitingForDebugger"))
+            scripts = [*self.browser.init_scripts, *self.init_scripts]
+            commands, tree_future = self._setup_commands(session, scripts, waiting)
             await asyncio.gather(*commands)
             parent = self.frames.get(frame_id)
             # The frame may already have run and sent newer frame events: only fill in what is missing.

@@ -312,17 +312,7 @@ async def down(
     modifiers: int = 0,
 ) -> None:
     """Press a mouse button at the current position (or at x, y, which becomes the position)."""
-    state = InputState.of(tab)
-    if x is not None and y is not None:
-        state.x, state.y = x, y
-    state.buttons.add(button)
-    await tab.session.send(
-        "Input.dispatchMouseEvent",
-        {
-            "type": "mousePressed", "x": state.x, "y": state.y, "button": button, "buttons": state.mask,
-            "clickCount": click_count, "modifiers": modifiers | state.modifiers,
-        },
-    )  # fmt: skip
+    await _button(tab, "mousePressed", button, x, y, click_count, modifiers)
 
 
 async def up(
@@ -335,14 +325,24 @@ async def up(
     modifiers: int = 0,
 ) -> None:
     """Release a mouse button at the current position (or at x, y, which becomes the position)."""
+    await _button(tab, "mouseReleased", button, x, y, click_count, modifiers)
+
+
+async def _button(
+    tab: InputTab, kind: str, button: str, x: float | None, y: float | None, click_count: int, modifiers: int
+) -> None:
+    """One press or release; the tab's state keeps the position and the pressed buttons for the next event."""
     state = InputState.of(tab)
     if x is not None and y is not None:
         state.x, state.y = x, y
-    state.buttons.discard(button)
+    if kind == "mousePressed":
+        state.buttons.add(button)
+    else:
+        state.buttons.discard(button)
     await tab.session.send(
         "Input.dispatchMouseEvent",
         {
-            "type": "mouseReleased", "x": state.x, "y": state.y, "button": button, "buttons": state.mask,
+            "type": kind, "x": state.x, "y": state.y, "button": button, "buttons": state.mask,
             "clickCount": click_count, "modifiers": modifiers | state.modifiers,
         },
     )  # fmt: skip
