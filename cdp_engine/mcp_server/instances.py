@@ -50,6 +50,24 @@ CAMOUFOX_OPTIONS = (
     "enable_cache", "ff_version",
 )  # fmt: skip
 STATIC_RESOURCE_TYPES = frozenset({"image", "font", "stylesheet", "media", "manifest"})
+# Idle time-to-live of an instance over streamable HTTP when BROWSER_MCP_IDLE_TTL_SECONDS is not set: several
+# clients share the server there and one that goes away without destroying must not hold its slots forever. The
+# value is the SDK's own idle timeout of an HTTP session (30 minutes). stdio keeps the reference's default (off):
+# its one client's instances end with the process.
+HTTP_IDLE_TTL = 1800.0
+# The owner of instances created without a transport session (stdio is one session: the process; a
+# stateless HTTP request of the 2026-07-28 protocol has none) under per-session ownership.
+STDIO_SESSION = "stdio"
+SESSIONLESS = "sessionless"
+
+
+def _flag(value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(value)
 
 
 def _env(env: Mapping[str, str], name: str, default: Any, kind: Callable[[str], Any]) -> Any:
@@ -76,8 +94,16 @@ class Config:
     # How long an action that opened a dialog may keep waiting for a concurrent browser_handle_dialog
     # before the call returns modal_state_blocked (the action keeps running and finishes once it is handled).
     modal_grace: float = 1.0
-    idle_ttl: float = 0.0
+    # Instances idle longer than this are destroyed by the reaper; None: the transport's default (off for stdio,
+    # HTTP_IDLE_TTL for streamable HTTP); 0: off.
+    idle_ttl: float | None = None
     reaper_interval: float = 30.0
+    # Per-session ownership (opt-in): an instance belongs to the MCP session that created it; other sessions
+    # neither see, drive nor destroy it, and it is destroyed when its session ends. Off: instances are
+    # server-level, as in the reference.
+    session_ownership: bool = False
+    # The SDK's idle timeout of a streamable HTTP session (its ID then answers 404): the moment that session ends.
+    session_idle_timeout: float = 1800.0
     headless: bool = True
     isolation: Literal["context", "process"] = "context"
     executable: str | None = None
@@ -96,6 +122,13 @@ class Config:
         self.max_result_bytes = max(MIN_MAX_RESULT_BYTES, self.max_result_bytes)
         self.upload_roots = tuple(str(r) for r in self.upload_roots)
         self.allowed_schemes = tuple(self.allowed_schemes)
+
+    @property
+    def reap_after(self) -> float:
+        """The idle time-to-live in effect (0 = no reaping): the configured one, else the transport's default."""
+        if self.idle_ttl is not None:
+            return self.idle_ttl
+        return HTTP_IDLE_TTL if self.transport == "streamable-http" else 0.0
 
     def policies(self, output_dir: str) -> Policies:
         """This configuration's policies, writing to output_dir when none is configured."""
@@ -118,7 +151,9 @@ class Config:
             "navigation_timeout": _env(env, "NAVIGATION_TIMEOUT_SECONDS", 30.0, float),
             "wait_timeout": _env(env, "WAIT_TIMEOUT_SECONDS", 30.0, float),
             "modal_grace": _env(env, "MODAL_GRACE_SECONDS", 1.0, float),
-            "idle_ttl": _env(env, "IDLE_TTL_SECONDS", 0.0, float),
+            "idle_ttl": _env(env, "IDLE_TTL_SECONDS", None, float),
+            "session_ownership": _env(env, "SESSION_OWNERSHIP", False, _flag),
+            "session_idle_timeout": _env(env, "SESSION_IDLE_TIMEOUT_SECONDS", 1800.0, float),
             "reaper_interval": _env(env, "REAPER_INTERVAL_SECONDS", 30.0, float),
             "isolation": _env(env, "ISOLATION", "context", str),
             "output_dir": _env(env, "OUTPUT_DIR", None, str),
@@ -266,6 +301,7 @@ class Instance:
         self.context = context
         self.owns_browser = owns_browser
         self.options = options
+        self.owner: str | None = None  # the MCP session it belongs to under per-session ownership
         self.created_at = _iso_now()
         self.last_used = time.monotonic()
         self.pages: list[Page] = []
@@ -594,6 +630,11 @@ class Instance:
         return self.downloads.upsert(download_id, record)
 
 
+def _owned(record: dict[str, Any], owner: str | None) -> dict[str, Any]:
+    """A health record, tagged with its session under per-session ownership (so only that session lists it)."""
+    return record if owner is None else {**record, "session": owner}
+
+
 def _remote_text(obj: dict[str, Any]) -> str:
     if "value" in obj:
         value = obj["value"]
@@ -605,8 +646,18 @@ def _remote_text(obj: dict[str, Any]) -> str:
     return str(obj.get("description") or obj.get("unserializableValue") or obj.get("type", ""))
 
 
+def instance_key(name: str, owner: str | None) -> str:
+    """The registry key of a name: the name itself, or the name in its owner's namespace (per-session ownership)."""
+    return name if owner is None else f"{owner}\x00{name}"
+
+
 class InstanceManager:
-    """Creates, finds and destroys instances under one cap; owns the shared Chromium unless given one."""
+    """Creates, finds and destroys instances under one cap; owns the shared Chromium unless given one.
+
+    Names are looked up in the caller's view: `owner` is None for server-level instances (the reference's
+    semantics), else the MCP session the caller speaks for (`owner_for`); an instance of another owner is
+    `instance_not_found`, exactly as if it did not exist. The cap is server-wide either way.
+    """
 
     def __init__(self, config: Config | None = None, *, browser: Browser | None = None) -> None:
         self.config = config or Config()
@@ -614,8 +665,8 @@ class InstanceManager:
         self._owns_shared = browser is None
         self._shared_lock = asyncio.Lock()
         self.instances: dict[str, Instance] = {}
-        self._reserved: dict[str, str] = {}  # name -> "launching" | "closing"
-        self._profiles: dict[str, str] = {}  # resolved profile dir -> instance name
+        self._reserved: dict[str, str] = {}  # key -> "launching" | "closing"
+        self._profiles: dict[str, tuple[str, str | None]] = {}  # resolved profile dir -> (name, owner)
         self._evicting: dict[str, asyncio.Task[None]] = {}
         self._unsubscribe: dict[int, Callable[[], None]] = {}
         self.failed_launches: list[dict[str, Any]] = []
@@ -673,64 +724,95 @@ class InstanceManager:
             return self._shared
 
     def _start_reaper(self) -> None:
-        if self.config.idle_ttl > 0 and self._reaper is None:
+        if self.config.reap_after > 0 and self._reaper is None:
             self._reaper = asyncio.get_running_loop().create_task(self._reap())
 
     async def _reap(self) -> None:
+        """Every reaper_interval: destroy idle (past the TTL) and crashed instances that no call is using."""
+        ttl = self.config.reap_after
         while True:
             await asyncio.sleep(self.config.reaper_interval)
             now = time.monotonic()
-            for name, inst in list(self.instances.items()):
-                idle = now - inst.last_used > self.config.idle_ttl
+            for key, inst in list(self.instances.items()):
+                idle = now - inst.last_used > ttl
                 if inst.busy == 0 and not inst.lock.locked() and (idle or inst.crashed):
-                    with contextlib.suppress(ToolError):
-                        await self.destroy(name)
+                    try:
+                        await self._destroy(key)
+                    except ToolError:
+                        pass
+                    except Exception:  # the reaper outlives any one failed teardown
+                        log.exception("reaping instance %r failed", inst.name)
+
+    # ----- ownership ----------------------------------------------------------------------------
+
+    def owner_for(self, session: str | None) -> str | None:
+        """The owner a call from this transport session acts as: None (server-level) unless ownership is on."""
+        if not self.config.session_ownership:
+            return None
+        return session or SESSIONLESS
+
+    def get(self, name: str, owner: str | None = None) -> Instance | None:
+        """The instance called `name` in the owner's view, without touching it."""
+        return self.instances.get(instance_key(name, owner))
+
+    async def end_session(self, session: str) -> int:
+        """The session ended: destroy every instance it owns (per-session ownership only). Returns how many."""
+        if not self.config.session_ownership:
+            return 0
+        keys = [key for key, inst in self.instances.items() if inst.owner == session]
+        for key in keys:
+            try:
+                await self._destroy(key)
+            except ToolError:
+                pass
+        return len(keys)
 
     # ----- lifecycle ----------------------------------------------------------------------------
 
-    async def create(self, name: str, **options: Any) -> Instance:
+    async def create(self, name: str, *, owner: str | None = None, **options: Any) -> Instance:
         """A new instance; raises instance_already_exists, instance_limit_exceeded, profile_dir_in_use, ..."""
-        for key in CAMOUFOX_OPTIONS:
-            value = options.pop(key, None)
+        for option in CAMOUFOX_OPTIONS:
+            value = options.pop(option, None)
             if value is not None and value is not False:
                 raise ToolError(
                     "unsupported_capability",
-                    f"'{key}' is a Camoufox (Firefox) option; this server drives Chromium and does not support it.",
+                    f"'{option}' is a Camoufox (Firefox) option; this server drives Chromium and does not support it.",
                 )
         if not name:
             raise ToolError("invalid_params", "Instance name must be a non-empty string.")
-        if name in self.instances or name in self._reserved:
+        key = instance_key(name, owner)
+        if key in self.instances or key in self._reserved:
             raise ToolError("instance_already_exists", f"Instance '{name}' already exists.")
         if len(self.instances) + len(self._reserved) >= self.config.max_instances:
             raise ToolError(
                 "instance_limit_exceeded",
                 f"Instance limit of {self.config.max_instances} reached; destroy an instance first.",
-            )
+            )  # server-wide, also under per-session ownership
         opts = self._options(options)
         profile_key = str(Path(opts.profile_dir).resolve()) if opts.profile_dir else None
         if profile_key is not None and profile_key in self._profiles:
-            raise ToolError(
-                "profile_dir_in_use",
-                f"Profile directory '{opts.profile_dir}' is in use by instance '{self._profiles[profile_key]}'.",
-            )
-        self._reserved[name] = "launching"
+            holder, holder_owner = self._profiles[profile_key]
+            by = f"instance '{holder}'" if holder_owner == owner else "another session's instance"
+            raise ToolError("profile_dir_in_use", f"Profile directory '{opts.profile_dir}' is in use by {by}.")
+        self._reserved[key] = "launching"
         if profile_key is not None:
-            self._profiles[profile_key] = name
+            self._profiles[profile_key] = (name, owner)
         try:
             instance = await self._start_instance(name, opts)
         except BaseException as exc:
-            self._reserved.pop(name, None)
+            self._reserved.pop(key, None)
             if profile_key is not None:
                 self._profiles.pop(profile_key, None)
-            self.failed_launches.append({"name": name, "error": str(exc), "at": _iso_now()})
+            self.failed_launches.append(_owned({"name": name, "error": str(exc), "at": _iso_now()}, owner))
             del self.failed_launches[:-20]
             if isinstance(exc, ToolError | asyncio.CancelledError):
                 raise
             if isinstance(exc, CDPEngineError):
                 raise ToolError("internal_error", f"Could not start the instance: {exc}") from exc
             raise
-        self._reserved.pop(name, None)
-        self.instances[name] = instance
+        self._reserved.pop(key, None)
+        instance.owner = owner
+        self.instances[key] = instance
         self._start_reaper()
         return instance
 
@@ -804,14 +886,15 @@ class InstanceManager:
             await browser.close()
             raise
 
-    def resolve(self, name: str) -> Instance:
+    def resolve(self, name: str, owner: str | None = None) -> Instance:
         """The live instance called `name`; instance_not_found or instance_crashed (evicted in the background)."""
-        instance = self.instances.get(name)
+        key = instance_key(name, owner)
+        instance = self.instances.get(key)
         if instance is None:
             raise ToolError("instance_not_found", f"Instance '{name}' not found.")
         if instance.crashed:
-            if name not in self._evicting:
-                self._evicting[name] = asyncio.get_running_loop().create_task(self._evict(name))
+            if key not in self._evicting:
+                self._evicting[key] = asyncio.get_running_loop().create_task(self._evict(key))
             raise ToolError(
                 "instance_crashed",
                 f"Instance '{name}' crashed (its browser disconnected or all its pages crashed); it is being removed. "
@@ -820,24 +903,28 @@ class InstanceManager:
         instance.last_used = time.monotonic()
         return instance
 
-    async def _evict(self, name: str) -> None:
+    async def _evict(self, key: str) -> None:
         try:
             with contextlib.suppress(ToolError):
-                await self.destroy(name)
+                await self._destroy(key)
         finally:
-            self._evicting.pop(name, None)
+            self._evicting.pop(key, None)
 
-    async def destroy(self, name: str) -> None:
+    async def destroy(self, name: str, owner: str | None = None) -> None:
         """Remove the instance from listings, stop its work and close its context or process."""
-        instance = self.instances.get(name)
+        await self._destroy(instance_key(name, owner), name)
+
+    async def _destroy(self, key: str, name: str | None = None) -> None:
+        instance = self.instances.get(key)
         if instance is None:
-            evicting = self._evicting.get(name)
+            evicting = self._evicting.get(key)
             if evicting is not None and evicting is not asyncio.current_task():
                 await evicting  # a crashed instance being evicted: destroying it succeeds
                 return
-            raise ToolError("instance_not_found", f"Instance '{name}' not found.")
-        del self.instances[name]
-        self._reserved[name] = "closing"
+            raise ToolError("instance_not_found", f"Instance '{name or key}' not found.")
+        name = instance.name
+        del self.instances[key]
+        self._reserved[key] = "closing"
         instance.closing = True
         try:
             for task in list(instance.background):
@@ -851,24 +938,35 @@ class InstanceManager:
                         await instance.context.close()
             except (TimeoutError, CDPEngineError) as exc:
                 self.close_failed.append(
-                    {"name": name, "instance_id": instance.instance_id, "error": str(exc) or "timeout"}
+                    _owned(
+                        {"name": name, "instance_id": instance.instance_id, "error": str(exc) or "timeout"},
+                        instance.owner,
+                    )
                 )
                 del self.close_failed[:-20]
         finally:
-            self._reserved.pop(name, None)
+            self._reserved.pop(key, None)
             if instance.options.profile_dir:
                 self._profiles.pop(str(Path(instance.options.profile_dir).resolve()), None)
 
-    def summaries(self) -> list[dict[str, Any]]:
-        return [inst.summary() for inst in self.instances.values()]
+    def summaries(self, owner: str | None = None) -> list[dict[str, Any]]:
+        """The instances the owner sees (all of them when ownership is off: every owner is None)."""
+        return [inst.summary() for inst in self.instances.values() if inst.owner == owner]
+
+    def records(
+        self, kind: Literal["failed_launches", "close_failed"], owner: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Failed launches or teardowns the owner may see (its own under per-session ownership)."""
+        records = self.failed_launches if kind == "failed_launches" else self.close_failed
+        return [dict(r) for r in records if r.get("session") == owner]
 
     async def close(self) -> None:
         """Destroy every instance and close the shared browser if this manager launched it."""
         if self._reaper is not None:
             self._reaper.cancel()
-        for name in list(self.instances):
+        for key in list(self.instances):
             with contextlib.suppress(ToolError):
-                await self.destroy(name)
+                await self._destroy(key)
         for task in list(self._evicting.values()):
             with contextlib.suppress(BaseException):
                 await task

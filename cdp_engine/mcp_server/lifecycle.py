@@ -52,6 +52,7 @@ async def browser_create_instance(
     tool needs one."""
     instance = await ctx.manager.create(
         name,
+        owner=ctx.owner,
         profile_dir=profile_dir,
         headless=headless,
         proxy=proxy,
@@ -76,10 +77,10 @@ async def browser_create_instance(
 @tool(scope="lifecycle", docs={"name": "Instance name."})
 async def browser_destroy_instance(ctx: Ctx, name: str) -> dict[str, Any]:
     """Destroy an instance: close its pages and context (or process). Works on a crashed instance too."""
-    instance = ctx.manager.instances.get(name)
+    instance = ctx.manager.get(name, ctx.owner)
     if instance is not None:
         ctx.op.instance_id = instance.instance_id
-    await ctx.manager.destroy(name)
+    await ctx.manager.destroy(name, ctx.owner)
     ctx.touch()
     return {}
 
@@ -87,7 +88,7 @@ async def browser_destroy_instance(ctx: Ctx, name: str) -> dict[str, Any]:
 @tool(scope="server", read_only=True)
 async def browser_list_instances(ctx: Ctx) -> dict[str, Any]:
     """List instances with their status, page count and active URL."""
-    return {"instances": ctx.manager.summaries()}
+    return {"instances": ctx.manager.summaries(ctx.owner)}
 
 
 @tool(scope="server", read_only=True)
@@ -96,12 +97,15 @@ async def browser_health(ctx: Ctx) -> dict[str, Any]:
     Never launches a browser."""
     manager = ctx.manager
     config = manager.config
+    visible = manager.summaries(ctx.owner)
     return {
-        "instance_count": len(manager.instances),
+        "instance_count": len(visible),
         "max_instances": config.max_instances,
-        "instances": manager.summaries(),
+        "instances": visible,
         "config": {
-            "idle_ttl_seconds": config.idle_ttl,
+            "idle_ttl_seconds": config.reap_after,
+            "reaper_interval_seconds": config.reaper_interval,
+            "session_ownership": config.session_ownership,
             "transport": config.transport,
             "host": config.host,
             "port": config.port,
@@ -112,6 +116,6 @@ async def browser_health(ctx: Ctx) -> dict[str, Any]:
             "event_buffer_size": config.event_buffer_size,
             "modal_grace_seconds": config.modal_grace,
         },
-        "close_failed": list(manager.close_failed),
-        "failed_launches": list(manager.failed_launches),
+        "close_failed": manager.records("close_failed", ctx.owner),
+        "failed_launches": manager.records("failed_launches", ctx.owner),
     }

@@ -92,11 +92,14 @@ PRECHECK_ERRORS = frozenset(
 class Ctx:
     """What a tool call knows: its instance, its operation record, its deadline."""
 
-    def __init__(self, manager: InstanceManager, op: Operation, deadline: float) -> None:
+    def __init__(
+        self, manager: InstanceManager, op: Operation, deadline: float, owner: str | None = None
+    ) -> None:
         self.manager = manager
         self.config: Config = manager.config
         self.op = op
         self.deadline = deadline
+        self.owner = owner  # whose instances this call sees (None: server-level, ownership off)
         self.instance: Instance = None  # type: ignore[assignment]  # set for instance-scoped tools
         self.touched = False
         self.entered = False  # past the instance lock and the modal check

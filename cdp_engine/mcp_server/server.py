@@ -5,6 +5,8 @@ model) and as structured content; `isError` is set when the envelope's status is
 A screenshot's image is also attached as image content, so clients can render it.
 
 HTTP listens on 127.0.0.1 and requires `Authorization: Bearer <token>` on every request.
+Each call carries its transport session (sessions.py), which decides the instances it sees under
+per-session ownership; the end of a session destroys the instances it owns.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from .instances import Config, InstanceManager
+from .sessions import SessionWatch, session_of
 from .tools import BrowserTools
 
 log = logging.getLogger("cdp_engine.mcp")
@@ -63,7 +66,8 @@ def build_server(tools: BrowserTools) -> Any:
         return types.ListToolsResult(tools=listing)
 
     async def call_tool(ctx: Any, params: Any) -> Any:
-        envelope, raw = await tools.call_raw(params.name, dict(params.arguments or {}))
+        session = session_of(ctx.request)
+        envelope, raw = await tools.call_raw(params.name, dict(params.arguments or {}), session=session)
         content: list[Any] = [types.TextContent(type="text", text=raw.decode())]
         data = envelope.get("data") or {}
         if envelope["status"] == "success" and isinstance(data.get("image_base64"), str):
@@ -120,9 +124,11 @@ class BearerAuth:
 
 
 def http_app(tools: BrowserTools, token: str, host: str = "127.0.0.1") -> Any:
-    """The streamable HTTP ASGI app at /mcp, behind the bearer token."""
+    """The streamable HTTP ASGI app at /mcp, behind the bearer token; ended sessions end their instances."""
     server = build_server(tools)
-    return BearerAuth(server.streamable_http_app(host=host), token)
+    idle = tools.config.session_idle_timeout
+    app = server.streamable_http_app(host=host, session_idle_timeout=idle)
+    return BearerAuth(SessionWatch(app, tools.manager.end_session, idle), token)
 
 
 async def serve_http(

@@ -52,13 +52,19 @@ class BrowserTools:
             for spec in sorted(REGISTRY.values(), key=_order)
         ]
 
-    async def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The envelope of one tool call (never raises for tool failures)."""
-        envelope, _ = await self.call_raw(name, arguments)
+    async def call(
+        self, name: str, arguments: dict[str, Any] | None = None, *, session: str | None = None
+    ) -> dict[str, Any]:
+        """The envelope of one tool call (never raises for tool failures).
+
+        `session` is the MCP transport session the call came in on; with per-session ownership it decides
+        which instances the call sees (None: a call without a session).
+        """
+        envelope, _ = await self.call_raw(name, arguments, session=session)
         return envelope
 
     async def call_raw(
-        self, name: str, arguments: dict[str, Any] | None = None
+        self, name: str, arguments: dict[str, Any] | None = None, *, session: str | None = None
     ) -> tuple[dict[str, Any], bytes]:
         """The envelope and its JSON bytes (already bounded by max_result_bytes)."""
         arguments = dict(arguments or {})
@@ -66,7 +72,8 @@ class BrowserTools:
         op = Operation(tool=name)
         instance_name = _instance_name(spec, arguments)
         loop = asyncio.get_running_loop()
-        ctx = Ctx(self.manager, op, loop.time() + self.config.operation_timeout)
+        owner = self.manager.owner_for(session)
+        ctx = Ctx(self.manager, op, loop.time() + self.config.operation_timeout, owner)
         try:
             if spec is None:
                 raise ToolError("invalid_params", f"Unknown tool '{name}'.")
@@ -137,19 +144,19 @@ class BrowserTools:
             ctx.entered = True
             return await spec.func(ctx, **args)
         name = args.pop("instance")
-        inst = self.manager.resolve(name)
+        inst = self.manager.resolve(name, ctx.owner)
         ctx.instance = inst
         ctx.op.instance_id = inst.instance_id
         lock = inst.recovery_lock if spec.lock == "recovery" else inst.lock
         inst.busy += 1
         try:
             async with lock if spec.lock != "none" else contextlib.nullcontext():
-                if inst.closing or self.manager.instances.get(name) is not inst:
+                if inst.closing or self.manager.get(name, ctx.owner) is not inst:
                     raise ToolError(
                         "instance_not_found", f"Instance '{name}' was destroyed while the call was queued."
                     )
                 if inst.crashed:
-                    self.manager.resolve(name)  # raises instance_crashed and schedules eviction
+                    self.manager.resolve(name, ctx.owner)  # raises instance_crashed and schedules eviction
                 if not spec.modal_exempt:
                     modals = inst.pending_modals()
                     if modals:
