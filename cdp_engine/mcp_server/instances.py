@@ -646,6 +646,42 @@ def _remote_text(obj: dict[str, Any]) -> str:
     return str(obj.get("description") or obj.get("unserializableValue") or obj.get("type", ""))
 
 
+def _parse_options(options: dict[str, Any]) -> InstanceOptions:
+    """browser_create_instance's options, checked: invalid_params or unsupported_capability."""
+    headless = options.get("headless")
+    if headless == "virtual":
+        raise ToolError(
+            "unsupported_capability", "headless='virtual' (a virtual X display) is not supported."
+        )
+    proxy = options.get("proxy")
+    if proxy is not None:
+        if not isinstance(proxy, dict) or not proxy.get("server"):
+            raise ToolError(
+                "invalid_params", "proxy needs a 'server', e.g. {'server': 'http://host:3128'}."
+            )
+        unknown = set(proxy) - {"server", "username", "password", "bypass"}
+        if unknown:
+            raise ToolError("invalid_params", f"Unknown proxy field(s): {', '.join(sorted(unknown))}.")
+        if proxy.get("username") or proxy.get("password"):
+            raise ToolError(
+                "unsupported_capability",
+                "Proxy credentials are not supported; use a proxy without authentication.",
+            )
+    window = options.get("window")
+    if window is not None:
+        if len(window) != 2 or not all(isinstance(v, int) and 100 <= v <= 10000 for v in window):
+            raise ToolError("invalid_params", "window must be [width, height] in CSS pixels (100-10000).")
+        window = (int(window[0]), int(window[1]))
+    return InstanceOptions(
+        headless=headless,
+        proxy=proxy,
+        window=window,
+        block_images=bool(options.get("block_images")),
+        locale=options.get("locale"),
+        profile_dir=options.get("profile_dir"),
+    )
+
+
 def instance_key(name: str, owner: str | None) -> str:
     """The registry key of a name: the name itself, or the name in its owner's namespace (per-session ownership)."""
     return name if owner is None else f"{owner}\x00{name}"
@@ -761,10 +797,8 @@ class InstanceManager:
             return 0
         keys = [key for key, inst in self.instances.items() if inst.owner == session]
         for key in keys:
-            try:
+            with contextlib.suppress(ToolError):
                 await self._destroy(key)
-            except ToolError:
-                pass
         return len(keys)
 
     # ----- lifecycle ----------------------------------------------------------------------------
@@ -788,7 +822,7 @@ class InstanceManager:
                 "instance_limit_exceeded",
                 f"Instance limit of {self.config.max_instances} reached; destroy an instance first.",
             )  # server-wide, also under per-session ownership
-        opts = self._options(options)
+        opts = _parse_options(options)
         profile_key = str(Path(opts.profile_dir).resolve()) if opts.profile_dir else None
         if profile_key is not None and profile_key in self._profiles:
             holder, holder_owner = self._profiles[profile_key]
@@ -815,40 +849,6 @@ class InstanceManager:
         self.instances[key] = instance
         self._start_reaper()
         return instance
-
-    def _options(self, options: dict[str, Any]) -> InstanceOptions:
-        headless = options.get("headless")
-        if headless == "virtual":
-            raise ToolError(
-                "unsupported_capability", "headless='virtual' (a virtual X display) is not supported."
-            )
-        proxy = options.get("proxy")
-        if proxy is not None:
-            if not isinstance(proxy, dict) or not proxy.get("server"):
-                raise ToolError(
-                    "invalid_params", "proxy needs a 'server', e.g. {'server': 'http://host:3128'}."
-                )
-            unknown = set(proxy) - {"server", "username", "password", "bypass"}
-            if unknown:
-                raise ToolError("invalid_params", f"Unknown proxy field(s): {', '.join(sorted(unknown))}.")
-            if proxy.get("username") or proxy.get("password"):
-                raise ToolError(
-                    "unsupported_capability",
-                    "Proxy credentials are not supported; use a proxy without authentication.",
-                )
-        window = options.get("window")
-        if window is not None:
-            if len(window) != 2 or not all(isinstance(v, int) and 100 <= v <= 10000 for v in window):
-                raise ToolError("invalid_params", "window must be [width, height] in CSS pixels (100-10000).")
-            window = (int(window[0]), int(window[1]))
-        return InstanceOptions(
-            headless=headless,
-            proxy=proxy,
-            window=window,
-            block_images=bool(options.get("block_images")),
-            locale=options.get("locale"),
-            profile_dir=options.get("profile_dir"),
-        )
 
     async def _start_instance(self, name: str, opts: InstanceOptions) -> Instance:
         headless = self.config.headless if opts.headless is None else bool(opts.headless)
