@@ -258,14 +258,33 @@ async def click_element(
     arrived, wait for both frames to draw and click once more.
     """
     x, y = await point_of(tab, target, check_hit=check_hit)
+    await click_delivered(
+        tab, target, x, y, world_context=world_context, button=button, click_count=click_count, modifiers=modifiers
+    )
+    return x, y
+
+
+async def click_delivered(
+    tab: InputTab,
+    target: Target,
+    x: float,
+    y: float,
+    *,
+    world_context: int | None,
+    button: str = "left",
+    click_count: int = 1,
+    modifiers: int = 0,
+) -> None:
+    """Click at (x, y), already aimed at `target`; in an out-of-process frame with its isolated world's
+    `world_context`, make sure the press reached the frame (see click_element)."""
     session = target.session
     if world_context is None or session is tab.session:
         await click_at(tab, x, y, button=button, click_count=click_count, modifiers=modifiers)
-        return x, y
+        return
     counted = await _count_presses(session, world_context, arm=True)
     await click_at(tab, x, y, button=button, click_count=click_count, modifiers=modifiers)
     if counted is None or await _count_presses(session, world_context) != 0:
-        return x, y
+        return
     log.debug("click at (%s, %s) did not reach its frame: clicking again once it is drawn", x, y)
     with contextlib.suppress(CDPEngineError):  # a timeout too: clicking again is still right
         await asyncio.gather(
@@ -275,7 +294,6 @@ async def click_element(
             ]
         )
     await click_at(tab, x, y, button=button, click_count=click_count, modifiers=modifiers)
-    return x, y
 
 
 async def _count_presses(session: CDPSession, ctx: int, *, arm: bool = False) -> int | None:

@@ -20,6 +20,7 @@ from ..core.browser import Tab
 from ..core.lifecycle import LifecycleWatcher
 from ..core.policies import PolicyError
 from ..core.refs import NodeRef
+from ..core.worlds import Worlds
 from ..errors import CDPEngineError
 from .envelope import ToolError
 from .instances import Modal, Page
@@ -222,9 +223,12 @@ async def browser_click(
     mask = modifiers_mask(modifiers)
 
     async def action() -> dict[str, Any]:
-        x, y = await point_of(page.tab, node)
-        await input.click_at(
-            page.tab, x, y, button=button, click_count=2 if double_click else 1, modifiers=mask
+        tab = page.tab
+        x, y = await point_of(tab, node)
+        # In an out-of-process frame the engine's isolated world there checks that the press arrived.
+        world = Worlds.of(tab).get(node.frame_id, node.loader_id) if node.session is not tab.session else None
+        await input.click_delivered(
+            tab, node, x, y, world_context=world, button=button, click_count=2 if double_click else 1, modifiers=mask
         )
         return {"clicked": ref}
 
