@@ -38,7 +38,6 @@ log = logging.getLogger("cdp_engine")
 DialogPolicy = Literal["dismiss", "accept", "hold"]
 # Chromium reports an HTTP error status this way although the page committed; it is not a failure.
 IGNORED_NAVIGATION_ERRORS = ("net::ERR_HTTP_RESPONSE_CODE_FAILURE",)
-ERROR_PAGE_GRACE = 2.0  # seconds a failed navigation's error page gets to commit (it takes ~20 ms)
 STOP_TIMEOUT = 2.0  # seconds Page.stopLoading gets when a navigation is abandoned
 # Chromium's own pages (chrome://settings, history, extensions, password-manager, ...) need the regular
 # profile: opened by Page.navigate in an off-the-record context they crash the browser process, and with
@@ -436,9 +435,8 @@ class Tab:
 
         A dialog held (policy 'hold') during the wait ends it at once (`dialog_ends`; Response.dialog).
         One deadline (`timeout`): at it the navigation is abandoned with stop_loading(), so it can
-        never commit later and the tab answers at once. On a failure Chromium answered (a refused
-        connection) goto returns once its error page committed (within the deadline), so the caller
-        sees the tab as it is.
+        never commit later and the tab answers at once. A failure Chromium answers (a refused
+        connection) raises at once; Chromium's error page commits just after (about 20 ms).
         """
         self.check_open()
         check_wait_until(wait_until)
@@ -461,12 +459,6 @@ class Tab:
             loader_id = result.get("loaderId")
             error_text = result.get("errorText")
             if error_text and error_text not in IGNORED_NAVIGATION_ERRORS:
-                if loader_id:  # Chromium commits its error page for this loader just after answering
-                    watcher.expect(loader_id)
-                    await watcher.wait(
-                        "commit", max(0.0, min(ERROR_PAGE_GRACE, deadline - loop.time())), stop_ends=True,
-                        dialog_ends=dialog_ends, raise_on_timeout=False,
-                    )  # fmt: skip
                 raise NavigationError(url, error_text)
             if not loader_id:
                 # Same document: wait briefly for its event, so the tab's url is current when goto returns.

@@ -17,10 +17,16 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import input
 from ..core.identity import DOM_LOOK, Verdict, verify
-from ..core.lifecycle import wait_loaded
+from ..core.lifecycle import LifecycleWatcher, wait_loaded
 from ..core.policies import INDEX_SCHEMES, Policies, PolicyError
 from ..core.settle import NetworkTracker, SettleReport, settle
-from ..errors import CDPEngineError, JavaScriptError, NavigationError, TargetClosedError
+from ..errors import (
+    CDPEngineError,
+    JavaScriptError,
+    NavigationError,
+    NavigationTimeoutError,
+    TargetClosedError,
+)
 from ..snapshot.capture import Capture, Element, StateCapturer
 from .actions import ActionValidationError, parse_action
 
@@ -35,6 +41,7 @@ TEXT_INPUT_TYPES = frozenset(
 TEXT_ROLES = frozenset({"textbox", "searchbox", "combobox"})
 # A restored page is the page of a state when these agree (then its indices name the same elements).
 SAME_PAGE_FIELDS = ("url", "title", "page_content", "element_index", "state_hash")
+ERROR_PAGE_GRACE = 2.0  # seconds a failed navigation's error page gets to commit (it takes ~20 ms)
 RESTORE_TIMEOUT = 5.0  # seconds going back after a failed navigation may take
 NAVIGABLE_SCHEMES = INDEX_SCHEMES  # the default navigation policy (core/policies.py); see ElementIndex.policies
 
@@ -401,13 +408,15 @@ class ElementIndex:
         main = self.tab.frames.get(self.tab.main_frame_id)
         loader = main.loader_id if main else ""
         self._replaced = False
-        try:
-            await self.tab.goto(url, wait_until="load")
-        except NavigationError as exc:
-            # goto stopped an abandoned navigation and waited for an error page's commit: the frame's
-            # document says at once whether the old one is still there.
-            await self._restore(loader)
-            raise NavigationError(url, exc.error_text) from None
+        with LifecycleWatcher(self.tab) as watcher:
+            try:
+                await self.tab.goto(url, wait_until="load")
+            except NavigationError as exc:
+                if not isinstance(exc, NavigationTimeoutError):  # goto stopped those: nothing commits later
+                    # Chromium commits its error page just after it answered (~20 ms); loading then stops.
+                    await watcher.wait("commit", ERROR_PAGE_GRACE, stop_ends=True, raise_on_timeout=False)
+                await self._restore(loader)
+                raise NavigationError(url, exc.error_text) from None
         await self.settle()
 
     async def _restore(self, loader_before: str) -> None:
