@@ -182,6 +182,7 @@ async def test_click_on_a_link_to_a_server_that_never_answers(
     is abandoned at the settle's deadline), no task exception is left unretrieved, and the tab is usable."""
     loop = asyncio.get_running_loop()
     reported: list[dict[str, Any]] = []
+    gc.collect()  # what earlier tests left behind is reported now, before this test listens
     previous_handler = loop.get_exception_handler()
     loop.set_exception_handler(lambda _loop, context: reported.append(context))
     try:
