@@ -38,6 +38,7 @@ log = logging.getLogger("cdp_engine")
 DialogPolicy = Literal["dismiss", "accept", "hold"]
 # Chromium reports an HTTP error status this way although the page committed; it is not a failure.
 IGNORED_NAVIGATION_ERRORS = ("net::ERR_HTTP_RESPONSE_CODE_FAILURE",)
+STOP_TIMEOUT = 2.0  # seconds Page.stopLoading gets when a navigation is abandoned
 # Chromium's own pages (chrome://settings, history, extensions, password-manager, ...) need the regular
 # profile: opened by Page.navigate in an off-the-record context they crash the browser process, and with
 # it every tab of every context (Chromium 156; the UI would have opened them in a regular window instead).
@@ -433,6 +434,9 @@ class Tab:
         """Navigate the main frame and wait for the lifecycle point; raises NavigationError on failure.
 
         A dialog held (policy 'hold') during the wait ends it at once (`dialog_ends`; Response.dialog).
+        One deadline (`timeout`): at it the navigation is abandoned with stop_loading(), so it can
+        never commit later and the tab answers at once. A failure Chromium answers (a refused
+        connection) raises at once; Chromium's error page commits just after (about 20 ms).
         """
         self.check_open()
         check_wait_until(wait_until)
@@ -450,6 +454,7 @@ class Tab:
             try:
                 result = await self.session.send("Page.navigate", params, timeout=timeout)
             except TimeoutError:
+                await self.stop_loading()
                 raise NavigationTimeoutError(url, wait_until, timeout) from None
             loader_id = result.get("loaderId")
             error_text = result.get("errorText")
@@ -467,11 +472,28 @@ class Tab:
             try:
                 outcome = await watcher.wait(wait_until, max(0.0, deadline - loop.time()), dialog_ends=dialog_ends)
             except NavigationTimeoutError:  # the caller's timeout, not what was left of it after the answer
+                await self.stop_loading()
                 raise NavigationTimeoutError(url, wait_until, timeout) from None
             if outcome.dialog:  # the renderer is paused: reading the status would wait for the answer
                 return Response(self.url, None, loader_id, dialog=True)
         status = await self._main_status(max(0.1, deadline - loop.time()))
         return Response(self.url, status, loader_id)
+
+    async def stop_loading(self, timeout: float = STOP_TIMEOUT) -> bool:
+        """Abandon the main frame's pending navigation and loads (Page.stopLoading); never raises.
+
+        Why: a navigation nobody waits for any more keeps the renderer busy (script and snapshots wait
+        behind it) and would commit whenever its server answers. A navigation that has not committed is
+        cancelled without an error page; a committed document keeps what it loaded. False when the tab
+        did not answer (closed, or no answer within `timeout`).
+        """
+        if self.closed or self.session.closed:
+            return False
+        try:
+            await self.session.send("Page.stopLoading", timeout=timeout)
+        except (CDPEngineError, TimeoutError):
+            return False
+        return True
 
     async def _main_status(self, timeout: float) -> int | None:
         with contextlib.suppress(CDPEngineError, TimeoutError):
@@ -496,10 +518,14 @@ class Tab:
             return None
         entry = entries[index]
         with LifecycleWatcher(self) as watcher:
-            await self.session.send("Page.navigateToHistoryEntry", {"entryId": entry["id"]}, timeout=timeout)
-            outcome = await watcher.wait(
-                wait_until, timeout, same_document=True, dialog_ends=dialog_ends, url=entry["url"]
-            )
+            try:
+                await self.session.send("Page.navigateToHistoryEntry", {"entryId": entry["id"]}, timeout=timeout)
+                outcome = await watcher.wait(
+                    wait_until, timeout, same_document=True, dialog_ends=dialog_ends, url=entry["url"]
+                )
+            except TimeoutError:  # abandoned: it must not commit later (see stop_loading)
+                await self.stop_loading()
+                raise
         main = self.frames.get(self.main_frame_id)
         return Response(
             self.url, None, main.loader_id if main else None, same_document=outcome.same_document, dialog=outcome.dialog
@@ -525,8 +551,12 @@ class Tab:
         check_wait_until(wait_until)
         timeout = self._timeout(timeout)
         with LifecycleWatcher(self) as watcher:
-            await self.session.send("Page.reload", timeout=timeout)
-            outcome = await watcher.wait(wait_until, timeout, dialog_ends=dialog_ends)
+            try:
+                await self.session.send("Page.reload", timeout=timeout)
+                outcome = await watcher.wait(wait_until, timeout, dialog_ends=dialog_ends)
+            except TimeoutError:  # abandoned: it must not commit later (see stop_loading)
+                await self.stop_loading()
+                raise
         main = self.frames.get(self.main_frame_id)
         loader = main.loader_id if main else None
         if outcome.dialog:

@@ -62,6 +62,7 @@ class SettleReport:
     loaded: bool = False  # the navigation's new document reached the lifecycle point
     dialog: bool = False  # a held dialog ended the settle
     closed: bool = False  # the tab closed (or crashed) during the settle
+    abandoned: bool = False  # the navigation missed the deadline and was stopped (Tab.stop_loading)
     input_ms: float = 0.0
     navigation_ms: float = 0.0
     dom_ms: float = 0.0
@@ -148,7 +149,8 @@ async def settle(
     A lifecycle watcher is armed before the input (or pass one armed earlier; without an action and a
     watcher there is no navigation to wait for). Phases:
     - navigation: one the input requested or committed gets `load_timeout` (the browser's navigation
-      timeout) to reach `wait_until`; `stop_ends` lets the frame stopping to load end it (a download,
+      timeout) to reach `wait_until`, and is stopped there (report.abandoned; a committed document
+      stays, one that never committed never will); `stop_ends` lets the frame stopping to load end it (a download,
       a 204) and `until` is the caller's own end signal (a download began), given STOP_GRACE after a stop;
     - DOM quiet: SETTLE_SCRIPT with `quiet_ms` / `max_ms` (defaults 40 ms / 1000 ms), run from the
       input and, with `quiet_after_load`, again on the new document;
@@ -235,6 +237,11 @@ async def _settle_after(
             finally:
                 report.navigation_ms = (time.perf_counter() - t) * 1000
             report.loaded = outcome.reached
+            if outcome.timed_out:
+                # Abandoned at the settle's deadline: stopped, so it cannot jam the renderer (script and
+                # snapshots wait behind a pending navigation) nor commit when its server answers later.
+                report.abandoned = True
+                await tab.stop_loading()
             if outcome.dialog:
                 report.dialog = True
                 return

@@ -17,10 +17,16 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import input
 from ..core.identity import DOM_LOOK, Verdict, verify
-from ..core.lifecycle import wait_loaded
+from ..core.lifecycle import LifecycleWatcher, wait_loaded
 from ..core.policies import INDEX_SCHEMES, Policies, PolicyError
 from ..core.settle import NetworkTracker, SettleReport, settle
-from ..errors import CDPEngineError, JavaScriptError, NavigationError, TargetClosedError
+from ..errors import (
+    CDPEngineError,
+    JavaScriptError,
+    NavigationError,
+    NavigationTimeoutError,
+    TargetClosedError,
+)
 from ..snapshot.capture import Capture, Element, StateCapturer
 from .actions import ActionValidationError, parse_action
 
@@ -33,6 +39,10 @@ TEXT_INPUT_TYPES = frozenset(
     {"text", "email", "password", "search", "tel", "url", "number", "date", "datetime-local", "month", "time", "week"}
 )
 TEXT_ROLES = frozenset({"textbox", "searchbox", "combobox"})
+# A restored page is the page of a state when these agree (then its indices name the same elements).
+SAME_PAGE_FIELDS = ("url", "title", "page_content", "element_index", "state_hash")
+ERROR_PAGE_GRACE = 2.0  # seconds a failed navigation's error page gets to commit (it takes ~20 ms)
+RESTORE_TIMEOUT = 5.0  # seconds going back after a failed navigation may take
 NAVIGABLE_SCHEMES = INDEX_SCHEMES  # the default navigation policy (core/policies.py); see ElementIndex.policies
 
 
@@ -88,6 +98,7 @@ class ElementIndex:
         self._settle_listeners: list[Callable[[SettleReport], None]] = []
         # What navigate may reach; a server replaces it with its own (the HTTP service: Policies.for_service()).
         self.policies: Policies = Policies.for_index()
+        self._replaced = False  # the latest failed navigation replaced the document (see _restore)
 
     async def state(self, *, screenshot: bool | str = True, jpeg_quality: int = 80) -> dict[str, Any]:
         """The current state object (cached while the page has not changed)."""
@@ -114,7 +125,7 @@ class ElementIndex:
             except ActionError as exc:
                 return self._error(previous, exc.code, exc.message, action)
             except NavigationError as exc:
-                return self._error(previous, "NAVIGATION_FAILED", str(exc), action)
+                return await self._navigation_error(previous, str(exc), action, screenshot)
             except TargetClosedError as exc:
                 if self.tab.closed:
                     raise  # the action closed its own tab (window.close()), as the capture after it would say
@@ -136,6 +147,34 @@ class ElementIndex:
             }
             self.tab.last_timings = capture.timings
             return dict(capture.state)
+
+    async def _navigation_error(
+        self, previous: Capture, message: str, failed_action: Any, screenshot: bool | str
+    ) -> dict[str, Any]:
+        """NAVIGATION_FAILED, describing the page truthfully.
+
+        When the old document was never replaced (nothing committed, or the navigation was stopped
+        before it did) this is the previous state and its indices stay valid. When Chromium replaced it
+        (its error page commits for a refused connection; a page that never finished loading) _restore
+        brought the page back as a new document: it is captured again, and when that state equals the
+        previous one the previous state is returned and its indices name the restored page's elements;
+        otherwise the new state is returned, so no index names an element that is not there.
+        """
+        if not self._replaced:
+            return self._error(previous, "NAVIGATION_FAILED", message, failed_action)
+        self.capturer.invalidate()
+        try:
+            fresh = await self.capturer.capture(screenshot=screenshot)
+        except (CDPEngineError, TimeoutError) as exc:
+            log.debug("no state after a failed navigation", exc_info=True)
+            self.current = None
+            note = f"; the page could not be read afterwards ({type(exc).__name__}): request a new state"
+            return self._error(previous, "NAVIGATION_FAILED", message + note, failed_action)
+        self.current = fresh
+        if all(fresh.state.get(key) == previous.state.get(key) for key in SAME_PAGE_FIELDS):
+            return self._error(previous, "NAVIGATION_FAILED", message, failed_action)
+        note = "; the page was reloaded and changed: this state is the page now"
+        return self._error(fresh, "NAVIGATION_FAILED", message + note, failed_action)
 
     def _error(self, previous: Capture, code: str, message: str, failed_action: Any) -> dict[str, Any]:
         state = dict(previous.state)
@@ -366,31 +405,46 @@ class ElementIndex:
             self.policies.navigation.check(url)
         except PolicyError as exc:
             raise ActionError("ACTION_VALIDATION_FAILED", f"navigate: {exc}") from None
-        try:
-            await self.tab.goto(url, wait_until="load")
-        except NavigationError as exc:
-            await self._restore()
-            raise NavigationError(url, exc.error_text) from None
+        main = self.tab.frames.get(self.tab.main_frame_id)
+        loader = main.loader_id if main else ""
+        self._replaced = False
+        with LifecycleWatcher(self.tab) as watcher:
+            try:
+                await self.tab.goto(url, wait_until="load")
+            except NavigationError as exc:
+                if not isinstance(exc, NavigationTimeoutError):  # goto stopped those: nothing commits later
+                    # Chromium commits its error page just after it answered (~20 ms); loading then stops.
+                    await watcher.wait("commit", ERROR_PAGE_GRACE, stop_ends=True, raise_on_timeout=False)
+                await self._restore(loader)
+                raise NavigationError(url, exc.error_text) from None
         await self.settle()
 
-    async def _restore(self) -> None:
-        """Put the tab back where it was: Chromium commits an error page after a failed navigation."""
+    async def _restore(self, loader_before: str) -> None:
+        """Put the tab back where it was when a failed navigation replaced its document.
+
+        Chromium commits an error page for a failed main-frame navigation (it cannot be stopped: the
+        commit is already under way when the failure is reported) and a page that never finished loading
+        has committed too. Going back brings the old page again, as a new document: the browser runs
+        with --disable-back-forward-cache, so no old document survives (_navigation_error then compares).
+        """
         tab = self.tab
-
-        def error_page() -> bool:
-            # The frame's url, not the tab's: Target.targetInfoChanged soon reports the failed url for the tab.
-            frame = tab.frames.get(tab.main_frame_id)
-            return frame is not None and frame.url.startswith("chrome-error:")
-
-        try:
-            await tab.wait_for_condition(error_page, 3.0)
-        except TimeoutError:
-            return  # nothing committed: the tab is still on its page
+        main = tab.frames.get(tab.main_frame_id)
+        if main is None or not loader_before or main.loader_id == loader_before:
+            return  # the old document was never replaced: its indices stay valid
+        self._replaced = True
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + RESTORE_TIMEOUT
         for _attempt in range(3):
+            if (left := deadline - loop.time()) <= 0:
+                break
             try:
-                await tab.back(wait_until="load", timeout=10.0)
+                await tab.back(wait_until="load", timeout=left)
                 return
+            except (TimeoutError, TargetClosedError):
+                if tab.closed:
+                    raise
+                break
             except CDPEngineError:
                 # Right after the error page commits its session is briefly not ready: wait for its load.
-                await wait_loaded(tab, 1.0)
+                await wait_loaded(tab, min(1.0, max(0.0, deadline - loop.time())))
         log.debug("could not restore the page after a failed navigation")
