@@ -35,9 +35,27 @@ async def ticks(n: int = 3) -> None:
         await asyncio.sleep(0)
 
 
+_MADE: list[Connection] = []
+
+
 def make(handler: Callable[..., Answer | Awaitable[Answer]] | None = echo, **kw: Any) -> tuple[MockTransport, Connection]:
     transport = MockTransport(handler)
-    return transport, Connection(transport, **kw)
+    connection = Connection(transport, **kw)
+    _MADE.append(connection)
+    return transport, connection
+
+
+@pytest.fixture(autouse=True)
+def _no_deadline_outlives_its_test() -> Iterator[None]:
+    """Commands a test left unanswered on purpose are cancelled with it: their 30 s deadlines would otherwise
+    fire into later tests (the loop lives for the session) as never-retrieved exceptions."""
+    yield
+    for connection in _MADE:
+        for future, _method, timer, _session in connection._pending.values():
+            timer.cancel()
+            future.cancel()
+        connection._pending.clear()
+    _MADE.clear()
 
 
 def attached(connection: Connection, transport: MockTransport, session_id: str, **kw: Any) -> CDPSession:
