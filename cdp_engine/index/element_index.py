@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 from ..core import input
 from ..core.identity import DOM_LOOK, Verdict, verify
 from ..core.lifecycle import wait_loaded
+from ..core.liveness import PROBE_TIMEOUT, bounded, renderer_responds, unless_dialog
 from ..core.policies import INDEX_SCHEMES, Policies, PolicyError
 from ..core.settle import NetworkTracker, SettleReport, settle
-from ..errors import CDPEngineError, JavaScriptError, NavigationError, TargetClosedError
-from ..snapshot.capture import Capture, Element, StateCapturer
+from ..errors import CDPEngineError, JavaScriptError, NavigationError, RendererHungError, TargetClosedError
+from ..snapshot.capture import Capture, Element, StateCapturer, state_hash
 from .actions import ActionValidationError, parse_action
 
 if TYPE_CHECKING:
@@ -33,6 +34,8 @@ TEXT_INPUT_TYPES = frozenset(
     {"text", "email", "password", "search", "tel", "url", "number", "date", "datetime-local", "month", "time", "week"}
 )
 TEXT_ROLES = frozenset({"textbox", "searchbox", "combobox"})
+# The prefix of an INTERNAL_BROWSER_ERROR message when a held dialog pauses the page (README: protocol).
+DIALOG_OPEN = "DIALOG_OPEN"
 NAVIGABLE_SCHEMES = INDEX_SCHEMES  # the default navigation policy (core/policies.py); see ElementIndex.policies
 
 
@@ -88,45 +91,70 @@ class ElementIndex:
         self._settle_listeners: list[Callable[[SettleReport], None]] = []
         # What navigate may reach; a server replaces it with its own (the HTTP service: Policies.for_service()).
         self.policies: Policies = Policies.for_index()
+        self.hung = False  # the last capture found the renderer hung: the next one probes it first
 
     async def state(self, *, screenshot: bool | str = True, jpeg_quality: int = 80) -> dict[str, Any]:
-        """The current state object (cached while the page has not changed)."""
+        """The current state object (cached while the page has not changed), within one command deadline.
+
+        A held dialog: the last state at once, plus `error` DIALOG_OPEN (the paused page cannot be read).
+        A hung renderer raises RendererHungError; a closed tab or dead browser raises its typed error
+        (there may be no previous state to return)."""
         async with self._lock:
-            capture = await self.capturer.capture(screenshot=screenshot, jpeg_quality=jpeg_quality)
+            capture = await self._capture(screenshot, jpeg_quality)
+            if capture is None:
+                return self._dialog_state(self.current, None, ran=False)
             self.current = capture
             return dict(capture.state)
 
     async def act(self, raw_action: Any, *, screenshot: bool | str = True) -> dict[str, Any]:
-        """Run one action; the next state on success, the previous state plus `error` on failure."""
+        """Run one action; the next state on success, the previous state plus `error` on failure.
+
+        Never raises for a browser fault (a closed or crashed tab, a dead browser, a hung renderer): that is
+        INTERNAL_BROWSER_ERROR on the previous state. A held dialog ends the action at once (DIALOG_OPEN)."""
         async with self._lock:
             t0 = time.perf_counter()
-            if self.current is None:
-                self.current = await self.capturer.capture(screenshot=screenshot)
-            previous = self.current
-            self.last_settle = None
-            await self.network.enable()
+            invalid: ActionValidationError | None = None
             try:
                 action = parse_action(raw_action)
+                failed: Any = action
             except ActionValidationError as exc:
-                return self._error(previous, "ACTION_VALIDATION_FAILED", exc.message, exc.failed_action)
+                invalid, failed = exc, exc.failed_action
             try:
-                await self._run(action, previous)
-            except ActionError as exc:
-                return self._error(previous, exc.code, exc.message, action)
-            except NavigationError as exc:
-                return self._error(previous, "NAVIGATION_FAILED", str(exc), action)
-            except TargetClosedError as exc:
-                if self.tab.closed:
-                    raise  # the action closed its own tab (window.close()), as the capture after it would say
-                log.debug("action failed", exc_info=True)
-                return self._error(previous, "INTERNAL_BROWSER_ERROR", f"{type(exc).__name__}: {exc}", action)
+                if self.tab.pending_dialog is not None:  # the page is paused: nothing can run on it
+                    if invalid is not None:
+                        return self._error(self.current, "ACTION_VALIDATION_FAILED", invalid.message, failed)
+                    return self._dialog_state(self.current, failed, ran=False)
+                if self.current is None:
+                    first = await self._capture(screenshot)
+                    if first is None:
+                        return self._dialog_state(None, failed, ran=False)
+                    self.current = first
+                previous = self.current
+                self.last_settle = None
+                await self.network.enable()
+                if invalid is not None:
+                    return self._error(previous, "ACTION_VALIDATION_FAILED", invalid.message, failed)
+                try:
+                    self.tab.check_open()  # a crashed or closed tab: a browser fault, not a stale index
+                    await bounded(
+                        self.tab, self._run(action, previous), action["action"],
+                        self.tab.navigation_timeout + self.command_timeout,
+                    )  # fmt: skip
+                except ActionError as exc:
+                    self.tab.check_open()  # the tab went during the action: say so rather than "element gone"
+                    return self._error(previous, exc.code, exc.message, action)
+                except NavigationError as exc:
+                    return self._error(previous, "NAVIGATION_FAILED", str(exc), action)
+                t_action = time.perf_counter()
+                if action["action"] not in ("finish_task", "fail_task"):
+                    self.capturer.invalidate()
+                capture = await self._capture(screenshot)
+                if capture is None:
+                    return self._dialog_state(previous, action, ran=True)
             except (CDPEngineError, TimeoutError) as exc:
+                # A browser fault, never raised: a surface that follows tabs checks tab.closed on the error.
                 log.debug("action failed", exc_info=True)
-                return self._error(previous, "INTERNAL_BROWSER_ERROR", f"{type(exc).__name__}: {exc}", action)
-            t_action = time.perf_counter()
-            if action["action"] not in ("finish_task", "fail_task"):
-                self.capturer.invalidate()
-            capture = await self.capturer.capture(screenshot=screenshot)
+                return self._error(self.current, "INTERNAL_BROWSER_ERROR", self._fault_message(exc), failed)
             self.current = capture
             capture.timings = {
                 **capture.timings,
@@ -137,10 +165,63 @@ class ElementIndex:
             self.tab.last_timings = capture.timings
             return dict(capture.state)
 
-    def _error(self, previous: Capture, code: str, message: str, failed_action: Any) -> dict[str, Any]:
-        state = dict(previous.state)
+    @property
+    def command_timeout(self) -> float:
+        """The deadline of one capture (launch(command_timeout=...)); an action adds its navigation's."""
+        return self.tab.browser.connection.default_timeout
+
+    async def _capture(self, screenshot: bool | str, jpeg_quality: int = 80) -> Capture | None:
+        """A capture within one command deadline; None at once when a dialog is held (the renderer is
+        paused and would answer nothing). A renderer found hung is probed first on the next call."""
+        tab = self.tab
+        if tab.pending_dialog is not None:
+            return None
+        if self.hung:
+            if not await renderer_responds(tab):
+                raise RendererHungError("the state capture", PROBE_TIMEOUT)
+            self.hung = False
+        work = self.capturer.capture(screenshot=screenshot, jpeg_quality=jpeg_quality)
+        try:
+            finished, capture = await unless_dialog(tab, bounded(tab, work, "the state capture", self.command_timeout))
+        except RendererHungError:
+            self.hung = True
+            raise
+        return capture if finished else None
+
+    def _fault_message(self, exc: BaseException) -> str:
+        """The INTERNAL_BROWSER_ERROR text for a browser fault: what happened, in the caller's terms."""
+        if isinstance(exc, RendererHungError):
+            return str(exc)
+        if self.tab.crashed:
+            return f"the tab crashed (its renderer is gone); close it and open a new tab ({type(exc).__name__})"
+        if self.tab.browser.connection.closed:
+            return f"the browser is gone (its connection closed): {exc}"
+        if self.tab.closed or isinstance(exc, TargetClosedError):
+            return f"the tab was closed: {exc}"
+        return f"{type(exc).__name__}: {exc}"
+
+    def _dialog_state(self, previous: Capture | None, failed_action: Any, *, ran: bool) -> dict[str, Any]:
+        """The last state plus `error` DIALOG_OPEN: a held dialog pauses the page until tab.handle_dialog()."""
+        dialog = self.tab.pending_dialog
+        kind, text = (dialog.type, dialog.message) if dialog is not None else ("", "")
+        what = "the action ran and the page opened" if ran else "the action did not run: the page has"
+        if failed_action is None:
+            what = "the page has"
+        message = (
+            f"{DIALOG_OPEN}: {what} a JavaScript {kind} dialog open ({text!r}); the page is paused until it is "
+            "answered with tab.handle_dialog(accept, prompt_text). This is the last state captured before it."
+        )
+        return self._error(previous, "INTERNAL_BROWSER_ERROR", message, failed_action)
+
+    def _error(self, previous: Capture | None, code: str, message: str, failed_action: Any) -> dict[str, Any]:
+        state = dict(previous.state) if previous is not None else self._blank_state()
         state["error"] = {"code": code, "message": message, "failed_action": failed_action}
         return state
+
+    def _blank_state(self) -> dict[str, Any]:
+        """The state when no capture was ever possible (the page faulted first): its URL and nothing else."""
+        url = self.tab.url
+        return {"url": url, "page_content": "", "element_index": {}, "screenshot": "", "state_hash": state_hash(url, "")}
 
     # ----- public hooks for surfaces that add their own actions (the harness) ------------------
 
