@@ -34,13 +34,16 @@ def _index(state: dict[str, Any], text: str) -> int:
 
 
 DIALOG_PAGE = """<title>Dialogs</title>
-<button onclick="alert('hello')">Alert</button>
+<button onclick="%s('hello')">Alert</button>
 <button onclick="document.title = 'clicked'; this.textContent = 'Clicked'">Plain</button>
 """
 
 
-async def test_held_dialog_ends_act_and_state_at_once(context: cdp_engine.BrowserContext, site: Any) -> None:
-    url = site.add(unique("dialog"), DIALOG_PAGE)
+@pytest.mark.parametrize("kind", ["alert", "confirm", "prompt"])
+async def test_held_dialog_ends_act_and_state_at_once(
+    context: cdp_engine.BrowserContext, site: Any, kind: str
+) -> None:
+    url = site.add(unique("dialog"), DIALOG_PAGE % kind)
     tab = await context.new_tab(url)
     tab.dialog_policy = "hold"
     state = await tab.state(screenshot=False)
@@ -52,7 +55,8 @@ async def test_held_dialog_ends_act_and_state_at_once(context: cdp_engine.Browse
     assert tab.pending_dialog is not None and tab.pending_dialog.message == "hello"
     error = after["error"]
     assert error["code"] == "INTERNAL_BROWSER_ERROR" and error["message"].startswith("DIALOG_OPEN: ")
-    assert "alert" in error["message"] and "hello" in error["message"]
+    assert f"JavaScript {kind} dialog" in error["message"] and "hello" in error["message"]
+    assert "the action ran" in error["message"]
     assert {k: after[k] for k in state} == state  # the last state the page could give, marked by `error`
 
     t0 = time.monotonic()
@@ -63,7 +67,8 @@ async def test_held_dialog_ends_act_and_state_at_once(context: cdp_engine.Browse
     t0 = time.monotonic()
     blocked = await tab.act({"action": "click_element", "element_index": plain}, screenshot=False)
     assert time.monotonic() - t0 < 2
-    assert blocked["error"]["message"].startswith("DIALOG_OPEN: ")
+    assert blocked["error"]["message"].startswith("DIALOG_OPEN: ") and "did not run" in blocked["error"]["message"]
+    assert blocked["error"]["failed_action"] == {"action": "click_element", "element_index": plain}
 
     await tab.handle_dialog(True)
     t0 = time.monotonic()
@@ -116,6 +121,13 @@ async def test_hung_renderer_detected_within_one_deadline(site: Any) -> None:
             await tab.state(screenshot=False)
         assert time.monotonic() - t0 < 4 + 3
 
+        t0 = time.monotonic()  # found hung once: the next calls probe first and answer within the probe's second
+        again = await tab.act({"action": "scroll", "direction": "down"}, screenshot=False)
+        assert "renderer is not responding" in again["error"]["message"]
+        with pytest.raises(RendererHungError):
+            await tab.state(screenshot=False)
+        assert time.monotonic() - t0 < 4
+
         fresh = await browser.new_tab()  # the engine is usable: a new tab in its own process works
         t0 = time.monotonic()
         await fresh.goto(site.add(unique("after-busy"), "<button>ok</button>"))
@@ -140,7 +152,7 @@ async def test_hung_renderer_act_without_cached_state(site: Any) -> None:
 
 
 async def test_crashed_tab_every_action_returns_a_state(context: cdp_engine.BrowserContext, site: Any) -> None:
-    url = site.add(unique("crash"), DIALOG_PAGE)
+    url = site.add(unique("crash"), DIALOG_PAGE % "alert")
     tab = await context.new_tab(url)
     state = await tab.state(screenshot=False)
     tab.session.send("Page.crash")  # never answered: the renderer is gone
@@ -164,7 +176,7 @@ async def test_crashed_tab_every_action_returns_a_state(context: cdp_engine.Brow
 
 
 async def test_dead_browser_every_action_returns_a_state(site: Any) -> None:
-    url = site.add(unique("dead"), DIALOG_PAGE)
+    url = site.add(unique("dead"), DIALOG_PAGE % "alert")
     browser = await cdp_engine.launch()
     try:
         tab = await browser.new_tab(url)

@@ -136,6 +136,7 @@ class ElementIndex:
                     return self._error(previous, "ACTION_VALIDATION_FAILED", invalid.message, failed)
                 try:
                     self.tab.check_open()  # a crashed or closed tab: a browser fault, not a stale index
+                    await self._check_alive()
                     await bounded(
                         self.tab, self._run(action, previous), action["action"],
                         self.tab.navigation_timeout + self.command_timeout,
@@ -152,6 +153,7 @@ class ElementIndex:
                 if capture is None:
                     return self._dialog_state(previous, action, ran=True)
             except (CDPEngineError, TimeoutError) as exc:
+                self.hung = self.hung or isinstance(exc, RendererHungError)
                 # A browser fault, never raised: a surface that follows tabs checks tab.closed on the error.
                 log.debug("action failed", exc_info=True)
                 return self._error(self.current, "INTERNAL_BROWSER_ERROR", self._fault_message(exc), failed)
@@ -176,10 +178,7 @@ class ElementIndex:
         tab = self.tab
         if tab.pending_dialog is not None:
             return None
-        if self.hung:
-            if not await renderer_responds(tab):
-                raise RendererHungError("the state capture", PROBE_TIMEOUT)
-            self.hung = False
+        await self._check_alive()
         work = self.capturer.capture(screenshot=screenshot, jpeg_quality=jpeg_quality)
         try:
             finished, capture = await unless_dialog(tab, bounded(tab, work, "the state capture", self.command_timeout))
@@ -187,6 +186,13 @@ class ElementIndex:
             self.hung = True
             raise
         return capture if finished else None
+
+    async def _check_alive(self) -> None:
+        """RendererHungError within the probe's second while a renderer found hung still answers nothing."""
+        if self.hung:
+            if not await renderer_responds(self.tab):
+                raise RendererHungError("the liveness probe", PROBE_TIMEOUT)
+            self.hung = False
 
     def _fault_message(self, exc: BaseException) -> str:
         """The INTERNAL_BROWSER_ERROR text for a browser fault: what happened, in the caller's terms."""
