@@ -113,6 +113,7 @@ class ElementIndex:
         INTERNAL_BROWSER_ERROR on the previous state. A held dialog ends the action at once (DIALOG_OPEN)."""
         async with self._lock:
             t0 = time.perf_counter()
+            end = t0 + self.act_timeout  # the one overall deadline: every phase gets what is left of it
             invalid: ActionValidationError | None = None
             try:
                 action = parse_action(raw_action)
@@ -125,7 +126,7 @@ class ElementIndex:
                         return self._error(self.current, "ACTION_VALIDATION_FAILED", invalid.message, failed)
                     return self._dialog_state(self.current, failed, ran=False)
                 if self.current is None:
-                    first = await self._capture(screenshot)
+                    first = await self._capture(screenshot, timeout=end - time.perf_counter())
                     if first is None:
                         return self._dialog_state(None, failed, ran=False)
                     self.current = first
@@ -137,10 +138,7 @@ class ElementIndex:
                 try:
                     self.tab.check_open()  # a crashed or closed tab: a browser fault, not a stale index
                     await self._check_alive()
-                    await bounded(
-                        self.tab, self._run(action, previous), action["action"],
-                        self.tab.navigation_timeout + self.command_timeout,
-                    )  # fmt: skip
+                    await bounded(self.tab, self._run(action, previous), action["action"], end - time.perf_counter())
                 except ActionError as exc:
                     self.tab.check_open()  # the tab went during the action: say so rather than "element gone"
                     return self._error(previous, exc.code, exc.message, action)
@@ -149,7 +147,7 @@ class ElementIndex:
                 t_action = time.perf_counter()
                 if action["action"] not in ("finish_task", "fail_task"):
                     self.capturer.invalidate()
-                capture = await self._capture(screenshot)
+                capture = await self._capture(screenshot, timeout=end - time.perf_counter())
                 if capture is None:
                     return self._dialog_state(previous, action, ran=True)
             except (CDPEngineError, TimeoutError) as exc:
@@ -172,16 +170,26 @@ class ElementIndex:
         """The deadline of one capture (launch(command_timeout=...)); an action adds its navigation's."""
         return self.tab.browser.connection.default_timeout
 
-    async def _capture(self, screenshot: bool | str, jpeg_quality: int = 80) -> Capture | None:
-        """A capture within one command deadline; None at once when a dialog is held (the renderer is
-        paused and would answer nothing). A renderer found hung is probed first on the next call."""
+    @property
+    def act_timeout(self) -> float:
+        """act()'s one overall deadline: an action may navigate (navigation_timeout), then the state is
+        captured (command_timeout); every phase is bounded by what is left of it."""
+        return self.tab.navigation_timeout + self.command_timeout
+
+    async def _capture(
+        self, screenshot: bool | str, jpeg_quality: int = 80, *, timeout: float | None = None
+    ) -> Capture | None:
+        """A capture within one command deadline (or `timeout`, what is left of the caller's, if sooner); None
+        at once when a dialog is held (the renderer is paused and would answer nothing). A renderer found
+        hung is probed first on the next call."""
         tab = self.tab
         if tab.pending_dialog is not None:
             return None
         await self._check_alive()
         work = self.capturer.capture(screenshot=screenshot, jpeg_quality=jpeg_quality)
         try:
-            finished, capture = await unless_dialog(tab, bounded(tab, work, "the state capture", self.command_timeout))
+            limit = self.command_timeout if timeout is None else max(0.0, min(timeout, self.command_timeout))
+            finished, capture = await unless_dialog(tab, bounded(tab, work, "the state capture", limit))
         except RendererHungError:
             self.hung = True
             raise
