@@ -200,3 +200,22 @@ async def test_dead_browser_every_action_returns_a_state(site: Any) -> None:
     async with cdp_engine.launch() as again:  # a new browser works
         fresh = await again.new_tab(url)
         assert "Plain" in (await fresh.state(screenshot=False))["page_content"]
+
+
+async def test_dialog_on_mousedown_then_clicks_work(context: cdp_engine.BrowserContext, site: Any) -> None:
+    url = site.add(
+        unique("dialog-down"),
+        "<button onmousedown=\"alert('down')\">Down</button>"
+        "<button onclick=\"this.textContent = 'Clicked'\">Plain</button>",
+    )
+    tab = await context.new_tab(url)
+    tab.dialog_policy = "hold"
+    state = await tab.state(screenshot=False)
+    t0 = time.monotonic()
+    after = await tab.act({"action": "click_element", "element_index": _index(state, "Down")}, screenshot=False)
+    assert time.monotonic() - t0 < 5 and after["error"]["message"].startswith("DIALOG_OPEN: ")
+    await tab.handle_dialog(True)
+    fresh = await tab.state(screenshot=False)
+    done = await tab.act({"action": "click_element", "element_index": _index(fresh, "Plain")}, screenshot=False)
+    assert "error" not in done and "Clicked" in done["page_content"]
+    assert time.monotonic() - t0 < 8
