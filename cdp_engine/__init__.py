@@ -20,6 +20,7 @@ from .errors import (
     NavigationError,
     NavigationTimeoutError,
     ProtocolError,
+    RendererHungError,
     TargetClosedError,
 )
 from .index.element_index import ElementIndex
@@ -45,6 +46,7 @@ __all__ = [
     "NavigationError",
     "NavigationTimeoutError",
     "ProtocolError",
+    "RendererHungError",
     "Response",
     "Tab",
     "TargetClosedError",

@@ -34,6 +34,19 @@ class CommandTimeoutError(CDPEngineError, TimeoutError):
         self.timeout = timeout
 
 
+class RendererHungError(CommandTimeoutError):
+    """The page's renderer answers nothing (a script is busy, e.g. `while(true){}`) while the browser does.
+
+    A CommandTimeoutError too, so callers that caught timeouts keep working; its own text says why."""
+
+    def __init__(self, method: str, timeout: float) -> None:
+        super().__init__(method, timeout)
+        self.args = (
+            f"the page's renderer is not responding (a script is busy): {method} got no answer within "
+            f"{timeout:g} s while the browser answers; close the tab (or wait for the script to end)",
+        )
+
+
 class ProtocolError(CDPEngineError):
     """Chromium answered a command with an error."""
 

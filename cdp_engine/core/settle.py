@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import TargetClosedError
 from .lifecycle import LifecycleWatcher
+from .liveness import unless_dialog
 
 if TYPE_CHECKING:
     from .browser import Tab
@@ -165,10 +166,17 @@ async def settle(
     try:
         t0 = time.perf_counter()
         if action is not None:
-            report.value = await action
+            # The input's ack waits for its handlers: one that opens a held dialog answers only after it.
+            if dialog_ends:
+                finished, report.value = await unless_dialog(tab, action)
+                report.dialog = not finished
+            else:
+                report.value = await action
         t_input = time.perf_counter()
         report.input_ms = (t_input - t0) * 1000
         try:
+            if report.dialog:  # the renderer is paused: nothing more can settle until the answer
+                return report
             await _settle_after(
                 tab, report, watcher, quiet_ms=quiet_ms, max_ms=max_ms, wait_until=wait_until,
                 load_timeout=load_timeout, network=network, network_max=network_max,

@@ -109,6 +109,8 @@ class BGymActions:
     async def act(self, tab: Tab, action: Any) -> StepResult:
         """A protocol action through the element index (its errors come back in the state)."""
         state = await ElementIndex.of(tab).act(action, screenshot=self.tabs.capture_format())
+        if tab.closed and "error" in state:
+            return {}, 0.0  # the action closed its own tab (window.close()): the step follows the tabs
         capture_ms = 0.0 if "error" in state else float(tab.last_timings.get("total_ms", 0.0))
         return state, capture_ms
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import input
 from ..core.identity import DOM_LOOK, Verdict, verify
 from ..core.lifecycle import LifecycleWatcher, wait_loaded
+from ..core.liveness import PROBE_TIMEOUT, bounded, renderer_responds, unless_dialog
 from ..core.policies import INDEX_SCHEMES, Policies, PolicyError
 from ..core.settle import NetworkTracker, SettleReport, settle
 from ..errors import (
@@ -25,9 +26,10 @@ from ..errors import (
     JavaScriptError,
     NavigationError,
     NavigationTimeoutError,
+    RendererHungError,
     TargetClosedError,
 )
-from ..snapshot.capture import Capture, Element, StateCapturer
+from ..snapshot.capture import Capture, Element, StateCapturer, state_hash
 from .actions import ActionValidationError, parse_action
 
 if TYPE_CHECKING:
@@ -43,6 +45,8 @@ TEXT_ROLES = frozenset({"textbox", "searchbox", "combobox"})
 SAME_PAGE_FIELDS = ("url", "title", "page_content", "element_index", "state_hash")
 ERROR_PAGE_GRACE = 2.0  # seconds a failed navigation's error page gets to commit (it takes ~20 ms)
 RESTORE_TIMEOUT = 5.0  # seconds going back after a failed navigation may take
+# The prefix of an INTERNAL_BROWSER_ERROR message when a held dialog pauses the page (README: protocol).
+DIALOG_OPEN = "DIALOG_OPEN"
 NAVIGABLE_SCHEMES = INDEX_SCHEMES  # the default navigation policy (core/policies.py); see ElementIndex.policies
 
 
@@ -99,45 +103,70 @@ class ElementIndex:
         # What navigate may reach; a server replaces it with its own (the HTTP service: Policies.for_service()).
         self.policies: Policies = Policies.for_index()
         self._replaced = False  # the latest failed navigation replaced the document (see _restore)
+        self.hung = False  # the last capture found the renderer hung: the next one probes it first
 
     async def state(self, *, screenshot: bool | str = True, jpeg_quality: int = 80) -> dict[str, Any]:
-        """The current state object (cached while the page has not changed)."""
+        """The current state object (cached while the page has not changed), within one command deadline.
+
+        A held dialog: the last state at once, plus `error` DIALOG_OPEN (the paused page cannot be read).
+        A hung renderer raises RendererHungError; a closed tab or dead browser raises its typed error
+        (there may be no previous state to return)."""
         async with self._lock:
-            capture = await self.capturer.capture(screenshot=screenshot, jpeg_quality=jpeg_quality)
+            capture = await self._capture(screenshot, jpeg_quality)
+            if capture is None:
+                return self._dialog_state(self.current, None, ran=False)
             self.current = capture
             return dict(capture.state)
 
     async def act(self, raw_action: Any, *, screenshot: bool | str = True) -> dict[str, Any]:
-        """Run one action; the next state on success, the previous state plus `error` on failure."""
+        """Run one action; the next state on success, the previous state plus `error` on failure.
+
+        Never raises for a browser fault (a closed or crashed tab, a dead browser, a hung renderer): that is
+        INTERNAL_BROWSER_ERROR on the previous state. A held dialog ends the action at once (DIALOG_OPEN)."""
         async with self._lock:
             t0 = time.perf_counter()
-            if self.current is None:
-                self.current = await self.capturer.capture(screenshot=screenshot)
-            previous = self.current
-            self.last_settle = None
-            await self.network.enable()
+            end = t0 + self.act_timeout  # the one overall deadline: every phase gets what is left of it
+            invalid: ActionValidationError | None = None
             try:
                 action = parse_action(raw_action)
+                failed: Any = action
             except ActionValidationError as exc:
-                return self._error(previous, "ACTION_VALIDATION_FAILED", exc.message, exc.failed_action)
+                invalid, failed = exc, exc.failed_action
             try:
-                await self._run(action, previous)
-            except ActionError as exc:
-                return self._error(previous, exc.code, exc.message, action)
-            except NavigationError as exc:
-                return await self._navigation_error(previous, str(exc), action, screenshot)
-            except TargetClosedError as exc:
-                if self.tab.closed:
-                    raise  # the action closed its own tab (window.close()), as the capture after it would say
-                log.debug("action failed", exc_info=True)
-                return self._error(previous, "INTERNAL_BROWSER_ERROR", f"{type(exc).__name__}: {exc}", action)
+                if self.tab.pending_dialog is not None:  # the page is paused: nothing can run on it
+                    if invalid is not None:
+                        return self._error(self.current, "ACTION_VALIDATION_FAILED", invalid.message, failed)
+                    return self._dialog_state(self.current, failed, ran=False)
+                if self.current is None:
+                    first = await self._capture(screenshot, timeout=end - time.perf_counter())
+                    if first is None:
+                        return self._dialog_state(None, failed, ran=False)
+                    self.current = first
+                previous = self.current
+                self.last_settle = None
+                await self.network.enable()
+                if invalid is not None:
+                    return self._error(previous, "ACTION_VALIDATION_FAILED", invalid.message, failed)
+                try:
+                    self.tab.check_open()  # a crashed or closed tab: a browser fault, not a stale index
+                    await self._check_alive()
+                    await bounded(self.tab, self._run(action, previous), action["action"], end - time.perf_counter())
+                except ActionError as exc:
+                    self.tab.check_open()  # the tab went during the action: say so rather than "element gone"
+                    return self._error(previous, exc.code, exc.message, action)
+                except NavigationError as exc:
+                    return await self._navigation_error(previous, str(exc), action, screenshot)
+                t_action = time.perf_counter()
+                if action["action"] not in ("finish_task", "fail_task"):
+                    self.capturer.invalidate()
+                capture = await self._capture(screenshot, timeout=end - time.perf_counter())
+                if capture is None:
+                    return self._dialog_state(previous, action, ran=True)
             except (CDPEngineError, TimeoutError) as exc:
+                self.hung = self.hung or isinstance(exc, RendererHungError)
+                # A browser fault, never raised: a surface that follows tabs checks tab.closed on the error.
                 log.debug("action failed", exc_info=True)
-                return self._error(previous, "INTERNAL_BROWSER_ERROR", f"{type(exc).__name__}: {exc}", action)
-            t_action = time.perf_counter()
-            if action["action"] not in ("finish_task", "fail_task"):
-                self.capturer.invalidate()
-            capture = await self.capturer.capture(screenshot=screenshot)
+                return self._error(self.current, "INTERNAL_BROWSER_ERROR", self._fault_message(exc), failed)
             self.current = capture
             capture.timings = {
                 **capture.timings,
@@ -176,10 +205,77 @@ class ElementIndex:
         note = "; the page was reloaded and changed: this state is the page now"
         return self._error(fresh, "NAVIGATION_FAILED", message + note, failed_action)
 
-    def _error(self, previous: Capture, code: str, message: str, failed_action: Any) -> dict[str, Any]:
-        state = dict(previous.state)
+    @property
+    def command_timeout(self) -> float:
+        """The deadline of one capture (launch(command_timeout=...)); an action adds its navigation's."""
+        return self.tab.browser.connection.default_timeout
+
+    @property
+    def act_timeout(self) -> float:
+        """act()'s one overall deadline: an action may navigate (navigation_timeout), then the state is
+        captured (command_timeout); every phase is bounded by what is left of it."""
+        return self.tab.navigation_timeout + self.command_timeout
+
+    async def _capture(
+        self, screenshot: bool | str, jpeg_quality: int = 80, *, timeout: float | None = None
+    ) -> Capture | None:
+        """A capture within one command deadline (or `timeout`, what is left of the caller's, if sooner); None
+        at once when a dialog is held (the renderer is paused and would answer nothing). A renderer found
+        hung is probed first on the next call."""
+        tab = self.tab
+        if tab.pending_dialog is not None:
+            return None
+        await self._check_alive()
+        work = self.capturer.capture(screenshot=screenshot, jpeg_quality=jpeg_quality)
+        try:
+            limit = self.command_timeout if timeout is None else max(0.0, min(timeout, self.command_timeout))
+            finished, capture = await unless_dialog(tab, bounded(tab, work, "the state capture", limit))
+        except RendererHungError:
+            self.hung = True
+            raise
+        return capture if finished else None
+
+    async def _check_alive(self) -> None:
+        """RendererHungError within the probe's second while a renderer found hung still answers nothing."""
+        if self.hung:
+            if not await renderer_responds(self.tab):
+                raise RendererHungError("the liveness probe", PROBE_TIMEOUT)
+            self.hung = False
+
+    def _fault_message(self, exc: BaseException) -> str:
+        """The INTERNAL_BROWSER_ERROR text for a browser fault: what happened, in the caller's terms."""
+        if isinstance(exc, RendererHungError):
+            return str(exc)
+        if self.tab.crashed:
+            return f"the tab crashed (its renderer is gone); close it and open a new tab ({type(exc).__name__})"
+        if self.tab.browser.connection.closed:
+            return f"the browser is gone (its connection closed): {exc}"
+        if self.tab.closed or isinstance(exc, TargetClosedError):
+            return f"the tab was closed: {exc}"
+        return f"{type(exc).__name__}: {exc}"
+
+    def _dialog_state(self, previous: Capture | None, failed_action: Any, *, ran: bool) -> dict[str, Any]:
+        """The last state plus `error` DIALOG_OPEN: a held dialog pauses the page until tab.handle_dialog()."""
+        dialog = self.tab.pending_dialog
+        kind, text = (dialog.type, dialog.message) if dialog is not None else ("", "")
+        what = "the action ran and the page opened" if ran else "the action did not run: the page has"
+        if failed_action is None:
+            what = "the page has"
+        message = (
+            f"{DIALOG_OPEN}: {what} a JavaScript {kind} dialog open ({text!r}); the page is paused until it is "
+            "answered with tab.handle_dialog(accept, prompt_text). This is the last state captured before it."
+        )
+        return self._error(previous, "INTERNAL_BROWSER_ERROR", message, failed_action)
+
+    def _error(self, previous: Capture | None, code: str, message: str, failed_action: Any) -> dict[str, Any]:
+        state = dict(previous.state) if previous is not None else self._blank_state()
         state["error"] = {"code": code, "message": message, "failed_action": failed_action}
         return state
+
+    def _blank_state(self) -> dict[str, Any]:
+        """The state when no capture was ever possible (the page faulted first): its URL and nothing else."""
+        url = self.tab.url
+        return {"url": url, "page_content": "", "element_index": {}, "screenshot": "", "state_hash": state_hash(url, "")}
 
     # ----- public hooks for surfaces that add their own actions (the harness) ------------------
 
