@@ -22,7 +22,7 @@ from ..core.policies import INDEX_SCHEMES, Policies, PolicyError
 from ..core.settle import NetworkTracker, SettleReport, settle
 from ..errors import CDPEngineError, JavaScriptError, NavigationError, TargetClosedError
 from ..snapshot.capture import Capture, Element, StateCapturer
-from .actions import ActionValidationError, parse_action
+from .actions import ActionValidationError, json_safe, parse_action
 
 if TYPE_CHECKING:
     from ..core.browser import Tab
@@ -139,7 +139,7 @@ class ElementIndex:
 
     def _error(self, previous: Capture, code: str, message: str, failed_action: Any) -> dict[str, Any]:
         state = dict(previous.state)
-        state["error"] = {"code": code, "message": message, "failed_action": failed_action}
+        state["error"] = {"code": code, "message": message, "failed_action": json_safe(failed_action)}
         return state
 
     # ----- public hooks for surfaces that add their own actions (the harness) ------------------
