@@ -38,9 +38,10 @@ ACTION_NAMES = (
 )
 # Fields the schema types as integers; JSON Schema also accepts integral floats such as 4.0 there.
 _INT_FIELDS = ("element_index", "option_index", "pixels")
-# The largest integer an action may carry: the largest every JSON reader (JavaScript's included) holds
-# exactly. orjson reads a longer integer as a float (18446744073709551617 -> 1.8e19), so the bound
-# refuses it instead of acting on a rounded number.
+_INDEX_FIELDS = ("element_index", "option_index")
+# The largest index an action may carry: the largest integer every JSON reader (JavaScript's included)
+# holds exactly. orjson reads a longer integer as a float (18446744073709551617 -> 1.8e19), so the bound
+# refuses it instead of acting on a rounded number; larger pixels are clamped to it.
 MAX_ACTION_INT = 2**53 - 1
 # failed_action: the deepest nesting kept as received (orjson writes at most 254 levels).
 FAILED_ACTION_DEPTH = 32
@@ -110,8 +111,9 @@ def _int_text(n: int) -> str:
 
 
 def _in_range(action: dict[str, Any]) -> None:
-    """Refuse integers no JSON reader holds exactly (see MAX_ACTION_INT), with the field's name."""
-    for key in _INT_FIELDS:
+    """Refuse indices no JSON reader holds exactly (see MAX_ACTION_INT), with the field's name: no
+    element has such an index, and the number an agent meant is lost (pixels are clamped instead)."""
+    for key in _INDEX_FIELDS:
         v = action.get(key)
         if isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) > MAX_ACTION_INT:
             got = repr(v) if isinstance(v, float) else _int_text(v)  # a float: what orjson read from the text
@@ -137,16 +139,21 @@ def _decode(raw: str | bytes | bytearray | memoryview) -> Any:
 
 
 def _int_fields(action: dict[str, Any]) -> dict[str, Any]:
-    """Turn integral floats (valid JSON Schema integers) into ints so callers can use them as keys."""
+    """Turn integral floats (valid JSON Schema integers) into ints so callers can use them as keys, and
+    clamp a scroll's pixels to MAX_ACTION_INT (a scroll that far scrolls to the end all the same)."""
+    pixels = action.get("pixels")
     if (
         type(action.get("element_index")) is float
         or type(action.get("option_index")) is float
-        or type(action.get("pixels")) is float
+        or type(pixels) is float
+        or (type(pixels) is int and pixels > MAX_ACTION_INT)
     ):
         action = dict(action)
         for key in _INT_FIELDS:
             if type(action.get(key)) is float:
                 action[key] = int(action[key])
+        if type(action.get("pixels")) is int and action["pixels"] > MAX_ACTION_INT:
+            action["pixels"] = MAX_ACTION_INT
     return action
 
 
@@ -154,7 +161,8 @@ def parse_action(raw: str | bytes | bytearray | memoryview | dict[str, Any]) -> 
     """Decode (with orjson) and validate one action; raises ActionValidationError.
 
     A dict is validated as is and returned unchanged unless an index was sent as an integral float
-    (``4.0``), in which case a copy with ints is returned. Integers beyond MAX_ACTION_INT are refused.
+    (``4.0``), in which case a copy with ints is returned. Indices beyond MAX_ACTION_INT are refused;
+    pixels beyond it are clamped to it (in a copy).
     """
     action = _decode(raw) if isinstance(raw, (str, bytes, bytearray, memoryview)) else raw
     validate_action(action)
