@@ -17,6 +17,7 @@ from aiohttp import ClientSession, web
 import cdp_engine
 from cdp_engine.core import schema
 from cdp_engine.core.policies import MAX_URL_CHARS, NavigationPolicy, Policies, PolicyError
+from cdp_engine.errors import NavigationError
 from cdp_engine.index.actions import ActionValidationError, parse_action
 from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
 from cdp_engine.service import create_app
@@ -105,6 +106,44 @@ def test_the_navigation_policy_says_why() -> None:
         "http://999.example.com/",
     ):
         assert policy.check(good) == good
+
+
+# Hosts Chromium refuses as invalid URLs (checked against Chromium 156 by hand), refused by the policy.
+BAD_HOSTS = [
+    "http://:80/", "http://@/", "http://a:b@/", "http://%zz/", "http://%00/", "http://a%2Fb/", "http://a%3Cb/",
+    "http://\u00ad/", "http://\u200b/", "http://%ef%bc%85/", "http://1.2.3.4%2e5/", "http://0x100.1.1.1/",
+    "http://08.1.1.1/", "http://1..2/", "http://4294967296/", "http://12345678901234567890/", "http://a.b.c.d.e.f.256/",
+    "http://a|b/", "http://a^b/", "http://a>b/",
+]  # fmt: skip
+# Hosts Chromium accepts (it resolves or connects to them): the policy lets them through.
+GOOD_HOSTS = [
+    "http://0x.1/", "http://0x7f.1/", "http://4294967295/", "http://\uff10\uff58\uff43\uff10/", "http://%41.com/",
+    "http://\u00e4.com/", "http://a..b/", "http://-a.com/", "http://xn--a.com/", "http://a\u3002b/", "http://a b/",
+    "http://user:pw@example.com/", "http://[::1]:65535/", "http://localhost./", "https://x/%",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("url", BAD_HOSTS)
+def test_the_navigation_policy_refuses_hosts_chromium_refuses(url: str) -> None:
+    with pytest.raises(PolicyError) as info:
+        Policies.for_service().navigation.check(url)
+    assert info.value.rule == "navigation.url"
+
+
+@pytest.mark.parametrize("url", GOOD_HOSTS)
+def test_the_navigation_policy_allows_hosts_chromium_accepts(url: str) -> None:
+    assert Policies.for_service().navigation.check(url) == url
+
+
+async def test_goto_reports_an_unparsable_url_as_a_failed_navigation(tab: cdp_engine.Tab, site: Any) -> None:
+    """Tab.goto applies no policy: a URL Chromium cannot parse is its net::ERR_INVALID_URL, not a ProtocolError."""
+    page = serve(site)
+    await tab.goto(page)
+    for url in ("http://256.256.256.256/", "http://a%2Fb/"):
+        with pytest.raises(NavigationError, match="ERR_INVALID_URL") as info:
+            await tab.goto(url, timeout=5)
+        assert info.value.error_text == "net::ERR_INVALID_URL"
+        assert tab.url == page and await tab.evaluate("location.href") == page
 
 
 @pytest.mark.parametrize("url", BAD_URLS, ids=lambda u: u[:30])

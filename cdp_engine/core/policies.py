@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import os
 import string
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
-from urllib.parse import urlsplit
+from urllib.parse import unquote_to_bytes, urlsplit
 
 from ..errors import CDPEngineError
 
@@ -52,7 +53,12 @@ MCP_MIN_RESULT_BYTES = 4096
 MAX_PATH_CHARS = 4096
 # Characters no host may hold (the URL standard's forbidden host code points that survive parsing);
 # Chromium refuses such a URL as invalid.
-FORBIDDEN_HOST_CHARS = frozenset("<>^|\x00\x7f")
+FORBIDDEN_HOST_CHARS = frozenset("<>^|%/\x7f") | {chr(c) for c in range(32)}
+# Characters IDNA maps to nothing (soft hyphen, zero-width ones, variation selectors, BOM): a host of
+# only these is empty.
+_IDNA_IGNORED = dict.fromkeys(
+    [0xAD, 0x34F, 0x1806, 0x180B, 0x180C, 0x180D, 0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, *range(0xFE00, 0xFE10)]
+)
 MAX_URL_CHARS = 2 * 1024 * 1024  # Chromium's own limit (url::kMaxURLChars): a longer URL is no URL to it
 
 
@@ -127,11 +133,14 @@ class NavigationPolicy:
         if scheme in HOST_SCHEMES:
             if not parts.netloc:
                 raise PolicyError("navigation.url", f"navigation to {shown} is not allowed: the URL has no host")
-            host = parts.hostname or ""
-            if _bad_ipv4(host):
-                raise PolicyError("navigation.url", f"{shown} is not a valid URL: {host!r} is not a valid IPv4 address")
-            if not FORBIDDEN_HOST_CHARS.isdisjoint(host):
+            ipv6 = parts.netloc.rpartition("@")[2].startswith("[")  # checked by urlsplit
+            host = _host(parts.hostname or "") if not ipv6 else parts.hostname
+            if not host and host is not None:  # http://:80/, http://user@/, a host of only ignored characters
+                raise PolicyError("navigation.url", f"navigation to {shown} is not allowed: the URL has no host")
+            if host is None or not FORBIDDEN_HOST_CHARS.isdisjoint(host):
                 raise PolicyError("navigation.url", f"{shown} is not a valid URL: its host has a forbidden character")
+            if not ipv6 and _bad_ipv4(host):
+                raise PolicyError("navigation.url", f"{shown} is not a valid URL: {host!r} is not a valid IPv4 address")
         if scheme == "about" and parts.path.lower() != "blank":
             raise PolicyError(
                 "navigation.about",
@@ -149,6 +158,18 @@ class NavigationPolicy:
 def _shown(url: str) -> str:
     """The URL for a message: quoted, and cut short so a refusal never echoes megabytes."""
     return repr(url) if len(url) <= 200 else repr(url[:200]) + f"... ({len(url):,} characters)"
+
+
+def _host(hostname: str) -> str | None:
+    """A domain as the browser reads it (the URL standard's host parser, closely enough): percent-decoded,
+    NFKC-normalised (fullwidth digits and dots), characters IDNA ignores dropped; None when the decoded
+    bytes are no UTF-8."""
+    try:
+        text = unquote_to_bytes(hostname).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    text = unicodedata.normalize("NFKC", text).translate(_IDNA_IGNORED)
+    return "".join("." if c in "\u3002\uff0e\uff61" else c for c in text).lower()
 
 
 def _bad_ipv4(host: str) -> bool:
