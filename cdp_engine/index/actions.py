@@ -113,9 +113,12 @@ def _int_text(n: int) -> str:
 def _in_range(action: dict[str, Any]) -> None:
     """Refuse indices no JSON reader holds exactly (see MAX_ACTION_INT), with the field's name: no
     element has such an index, and the number an agent meant is lost (pixels are clamped instead)."""
+    # Only called on a valid action: its indices, when present, are numbers >= 1.
+    if action.get("element_index", 1) <= MAX_ACTION_INT and action.get("option_index", 1) <= MAX_ACTION_INT:
+        return
     for key in _INDEX_FIELDS:
-        v = action.get(key)
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) > MAX_ACTION_INT:
+        v = action.get(key, 1)
+        if v > MAX_ACTION_INT:
             got = repr(v) if isinstance(v, float) else _int_text(v)  # a float: what orjson read from the text
             message = f"{action['action']}: {key} must be at most {MAX_ACTION_INT} in size, got {got}"
             raise ActionValidationError(message, failed_action=action)
