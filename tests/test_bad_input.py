@@ -264,8 +264,15 @@ def test_failed_action_keeps_huge_integers_as_text() -> None:
 
 @pytest.mark.parametrize(
     "raw",
-    [DEEP_LIST, deep_dict(50_000), {"action": "click_element", "element_index": HUGE_INT}],
-    ids=["deep-list-text", "deep-dict", "huge-index"],
+    [
+        DEEP_LIST,
+        deep_dict(50_000),
+        {"action": "click_element", "element_index": HUGE_INT},
+        {"action": "input_text", "element_index": 2, "text": "a\ud800"},  # a lone surrogate: no JSON text has one
+        {"action": "navigate", "url": "http://x/\udfff"},
+        {"action": "fail_task", "message": "\ud800"},
+    ],
+    ids=["deep-list-text", "deep-dict", "huge-index", "surrogate-text", "surrogate-url", "surrogate-message"],
 )
 async def test_act_refuses_hostile_values(tab: cdp_engine.Tab, site: Any, raw: Any) -> None:
     await tab.goto(serve(site))
@@ -377,3 +384,14 @@ async def test_a_listbox_without_selection_has_the_doms_empty_value(tab: cdp_eng
     two, _ = by_text(state, "Two")
     state = valid_state(await tab.act({"action": "select_option", "element_index": listbox, "option_index": two}))
     assert select_of(state, "list")[1]["attributes"]["value"] == "Two"
+
+
+async def test_service_refuses_a_body_over_its_limit_with_json(service: tuple[str, ClientSession]) -> None:
+    """A 3 MB navigate (beyond the service's 1 MB body bound, and Chromium's 2 MB URL limit) is a JSON 413."""
+    url, http = service
+    body = orjson.dumps({"action": "navigate", "url": "http://x/" + "a" * (3 * 1024 * 1024)})
+    async with http.post(url + "/action?screenshot=0", data=body, headers=AUTH) as resp:
+        assert resp.status == 413 and resp.content_type == "application/json"
+        assert "error" in orjson.loads(await resp.read())
+    async with http.get(url + "/state?screenshot=0", headers=AUTH) as resp:
+        assert resp.status == 200  # and the service still answers

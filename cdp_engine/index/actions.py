@@ -160,15 +160,33 @@ def _int_fields(action: dict[str, Any]) -> dict[str, Any]:
     return action
 
 
+_TEXT_FIELDS = ("text", "url", "message")
+
+
+def _unicode(action: dict[str, Any]) -> None:
+    """Refuse a string with a lone surrogate (a Python str can hold one, JSON text cannot): no
+    browser command could carry it."""
+    for key in _TEXT_FIELDS:
+        v = action.get(key)
+        if v is not None and not v.isascii() and not _encodes(v):
+            message = f"{action['action']}: {key} must be valid Unicode text (it has a lone surrogate)"
+            raise ActionValidationError(message, failed_action=action)
+
+
 def parse_action(raw: str | bytes | bytearray | memoryview | dict[str, Any]) -> dict[str, Any]:
     """Decode (with orjson) and validate one action; raises ActionValidationError.
 
     A dict is validated as is and returned unchanged unless an index was sent as an integral float
     (``4.0``), in which case a copy with ints is returned. Indices beyond MAX_ACTION_INT are refused;
-    pixels beyond it are clamped to it (in a copy).
+    pixels beyond it are clamped to it (in a copy); a dict's text with a lone surrogate is refused.
     """
-    action = _decode(raw) if isinstance(raw, (str, bytes, bytearray, memoryview)) else raw
-    validate_action(action)
+    if isinstance(raw, (str, bytes, bytearray, memoryview)):
+        action = _decode(raw)
+        validate_action(action)
+    else:
+        action = raw
+        validate_action(action)
+        _unicode(action)
     return _int_fields(action)
 
 
