@@ -1057,7 +1057,8 @@ async def test_style_verification_recovers_from_a_lost_isolated_world(tab: cdp_e
 async def test_action_validation_non_finite_huge_wrong_missing_extra(tab: cdp_engine.Tab, site: Any) -> None:
     """The one validator (core.schema against protocol/schemas/action.json) in the protocol's words: NaN and the
     infinities are not numbers (ACTION_VALIDATION_FAILED, like a wrong type, a missing or an extra field); a huge
-    index is simply not in the index; a huge scroll scrolls to the end; nothing else happens on a failure."""
+    index (beyond 2**53 - 1) is refused the same way, with a serialisable failed_action (issue 14, defect 4); a huge
+    scroll scrolls to the end; nothing else happens on a failure."""
     before = await open_page(tab, site, '<button onclick="clicks++">Go</button><div style="height:3000px"></div>'
                              "<script>window.clicks = 0</script>")
     nan, inf = float("nan"), float("inf")
@@ -1077,7 +1078,12 @@ async def test_action_validation_non_finite_huge_wrong_missing_extra(tab: cdp_en
         assert failed["error"]["message"] == message
     huge = {"action": "click_element", "element_index": 10**30}
     failed = await act(tab, huge)
-    assert_error(before, failed, "INVALID_ELEMENT_INDEX", huge)
+    assert_error(before, failed, "ACTION_VALIDATION_FAILED", {**huge, "element_index": str(10**30)})
+    assert failed["error"]["message"] == (
+        "click_element: element_index must be at most 9007199254740991 in size, got 1000000000000000000000000000000"
+    )
+    failed = await act(tab, {"action": "click_element", "element_index": 2**53 - 1})
+    assert_error(before, failed, "INVALID_ELEMENT_INDEX", {"action": "click_element", "element_index": 2**53 - 1})
     assert await tab.evaluate("clicks") == 0
     scrolled = await act(tab, {"action": "scroll", "direction": "down", "pixels": 10**30})
     assert "error" not in scrolled and await tab.evaluate("scrollY") > 0

@@ -281,10 +281,11 @@ class Connection:
         message: dict[str, Any] = {"id": command_id, "method": method, "params": params or {}}
         if session.id is not None:
             message["sessionId"] = session.id
+        data = orjson.dumps(message)  # first: params orjson cannot write raise here and leave no pending command
         timeout = self.default_timeout if timeout is None else timeout
         timer = self._loop.call_later(timeout, self._expire, command_id, method, timeout)
         self._pending[command_id] = (future, method, timer, session)
-        self._loop.create_task(self._write(command_id, orjson.dumps(message)))
+        self._loop.create_task(self._write(command_id, data))
         return future
 
     async def _write(self, command_id: int, data: bytes) -> None:

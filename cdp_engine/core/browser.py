@@ -27,6 +27,7 @@ from ..errors import (
     ConnectionClosedError,
     NavigationError,
     NavigationTimeoutError,
+    ProtocolError,
     TargetClosedError,
 )
 from . import files, scripts
@@ -39,6 +40,10 @@ DialogPolicy = Literal["dismiss", "accept", "hold"]
 # Chromium reports an HTTP error status this way although the page committed; it is not a failure.
 IGNORED_NAVIGATION_ERRORS = ("net::ERR_HTTP_RESPONSE_CODE_FAILURE",)
 STOP_TIMEOUT = 2.0  # seconds Page.stopLoading gets when a navigation is abandoned
+# Page.navigate's answer to a URL Chromium cannot parse, and the failure goto reports for it instead
+# (Chromium's own net error for such a URL).
+INVALID_URL_ANSWER = "Cannot navigate to invalid URL"
+INVALID_URL = "net::ERR_INVALID_URL"
 # Chromium's own pages (chrome://settings, history, extensions, password-manager, ...) need the regular
 # profile: opened by Page.navigate in an off-the-record context they crash the browser process, and with
 # it every tab of every context (Chromium 156; the UI would have opened them in a regular window instead).
@@ -456,6 +461,12 @@ class Tab:
             except TimeoutError:
                 await self.stop_loading()
                 raise NavigationTimeoutError(url, wait_until, timeout) from None
+            except ProtocolError as exc:
+                if exc.message != INVALID_URL_ANSWER:
+                    raise
+                # A URL Chromium refuses to parse (the policies catch most first): a failed navigation
+                # in Chromium's own words, not a protocol fault; nothing was committed.
+                raise NavigationError(url, INVALID_URL) from None
             loader_id = result.get("loaderId")
             error_text = result.get("errorText")
             if error_text and error_text not in IGNORED_NAVIGATION_ERRORS:

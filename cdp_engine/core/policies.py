@@ -1,6 +1,8 @@
 """Safety policies, one object each, that every surface consults instead of keeping its own rule.
 
-- `NavigationPolicy`: which URL schemes a navigation may reach (checked on the parsed URL).
+- `NavigationPolicy`: which URL schemes a navigation may reach (checked on the parsed URL), and
+  which URLs no browser would load anyway (longer than MAX_URL_CHARS, an invalid IPv4 or forbidden
+  host, an about: page other than about:blank), refused at validation rather than by the browser.
 - `FilePolicy`: which folders uploads may read, and the one folder a surface may write
   (screenshots, PDFs, logs, saved downloads); paths are resolved through symlinks and `..` first.
 - `ResultBound`: the largest result a surface hands back.
@@ -13,16 +15,19 @@ vocabulary. The per-surface defaults and how to change them are in docs/policies
 from __future__ import annotations
 
 import os
+import string
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
-from urllib.parse import urlsplit
+from urllib.parse import unquote_to_bytes, urlsplit
 
 from ..errors import CDPEngineError
 
 __all__ = [
     "INDEX_SCHEMES",
+    "MAX_URL_CHARS",
     "MCP_MAX_RESULT_BYTES",
     "MCP_MIN_RESULT_BYTES",
     "SERVER_SCHEMES",
@@ -46,6 +51,15 @@ TOOLSET_TEXT_CAP = 50_000  # characters of page text / script output the browser
 MCP_MAX_RESULT_BYTES = 1_048_576  # BROWSER_MCP_MAX_RESULT_BYTES default: the UTF-8 JSON envelope
 MCP_MIN_RESULT_BYTES = 4096
 MAX_PATH_CHARS = 4096
+# Characters no host may hold (the URL standard's forbidden host code points that survive parsing);
+# Chromium refuses such a URL as invalid.
+FORBIDDEN_HOST_CHARS = frozenset("<>^|%/\x7f") | {chr(c) for c in range(32)}
+# Characters IDNA maps to nothing (soft hyphen, zero-width ones, variation selectors, BOM): a host of
+# only these is empty.
+_IDNA_IGNORED = dict.fromkeys(
+    [0xAD, 0x34F, 0x1806, 0x180B, 0x180C, 0x180D, 0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, *range(0xFE00, 0xFE10)]
+)
+MAX_URL_CHARS = 2 * 1024 * 1024  # Chromium's own limit (url::kMaxURLChars): a longer URL is no URL to it
 
 
 class PolicyError(CDPEngineError):
@@ -91,29 +105,99 @@ class NavigationPolicy:
         The URL is parsed the way browsers do (leading spaces and controls, tabs and newlines
         dropped), never prefix-matched, so `JAVASCRIPT:`, ` javascript:` or `java\\tscript:` are
         all the javascript: scheme. A view-source: URL must also be allowed for what it shows.
+        URLs Chromium would refuse or block are refused here, saying why (see docs/policies.md):
+        longer than MAX_URL_CHARS ('navigation.length'), a host that is no valid IPv4 address or
+        has a forbidden character ('navigation.url'), about: other than about:blank ('navigation.about').
         """
+        if len(url) > MAX_URL_CHARS:
+            raise PolicyError(
+                "navigation.length",
+                f"navigation to a URL of {len(url):,} characters is not allowed: URLs longer than "
+                f"{MAX_URL_CHARS:,} characters are refused (Chromium's own limit)",
+            )
+        shown = _shown(url)
         try:
             parts = urlsplit(url.strip())
             _ = parts.port  # a port out of range is no URL
         except ValueError:
-            raise PolicyError("navigation.url", f"{url!r} is not a valid URL") from None
+            raise PolicyError("navigation.url", f"{shown} is not a valid URL") from None
         scheme = parts.scheme.lower()
         if not scheme:
             raise PolicyError(
-                "navigation.url", f"navigation to {url!r} is not allowed: it is not an absolute URL ({self._rule()})"
+                "navigation.url", f"navigation to {shown} is not allowed: it is not an absolute URL ({self._rule()})"
             )
         if scheme not in self.schemes:
             raise PolicyError(
                 "navigation.scheme", f"navigation to {scheme}: URLs is not allowed ({self._rule()})"
             )
-        if scheme in HOST_SCHEMES and not parts.netloc:
-            raise PolicyError("navigation.url", f"navigation to {url!r} is not allowed: the URL has no host")
+        if scheme in HOST_SCHEMES:
+            if not parts.netloc:
+                raise PolicyError("navigation.url", f"navigation to {shown} is not allowed: the URL has no host")
+            ipv6 = parts.netloc.rpartition("@")[2].startswith("[")  # checked by urlsplit
+            host = _host(parts.hostname or "") if not ipv6 else parts.hostname
+            if not host and host is not None:  # http://:80/, http://user@/, a host of only ignored characters
+                raise PolicyError("navigation.url", f"navigation to {shown} is not allowed: the URL has no host")
+            if host is None or not FORBIDDEN_HOST_CHARS.isdisjoint(host):
+                raise PolicyError("navigation.url", f"{shown} is not a valid URL: its host has a forbidden character")
+            if not ipv6 and _bad_ipv4(host):
+                raise PolicyError("navigation.url", f"{shown} is not a valid URL: {host!r} is not a valid IPv4 address")
+        if scheme == "about" and parts.path.lower() != "blank":
+            raise PolicyError(
+                "navigation.about",
+                f"navigation to {shown} is not allowed: of the about: URLs only about:blank is "
+                "(Chromium blocks the others, landing on about:blank#blocked)",
+            )
         if scheme == "view-source":
             self.check(url.strip()[len("view-source:") :])
         return url
 
     def _rule(self) -> str:
         return f"policy: allowed schemes {', '.join(sorted(self.schemes))}; {self.allow_hint} to allow more"
+
+
+def _shown(url: str) -> str:
+    """The URL for a message: quoted, and cut short so a refusal never echoes megabytes."""
+    return repr(url) if len(url) <= 200 else repr(url[:200]) + f"... ({len(url):,} characters)"
+
+
+def _host(hostname: str) -> str | None:
+    """A domain as the browser reads it (the URL standard's host parser, closely enough): percent-decoded,
+    NFKC-normalised (fullwidth digits and dots), characters IDNA ignores dropped; None when the decoded
+    bytes are no UTF-8."""
+    try:
+        text = unquote_to_bytes(hostname).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    text = unicodedata.normalize("NFKC", text).translate(_IDNA_IGNORED)
+    return "".join("." if c in "\u3002\uff0e\uff61" else c for c in text).lower()
+
+
+def _bad_ipv4(host: str) -> bool:
+    """A host whose last label is a number must be an IPv4 address (the URL standard's host parser,
+    which Chromium follows: 1.2.3 and 0x7f.1 are addresses; 256.256.256.256 and 1.2.3.4.5 are no URL)."""
+    labels = host.split(".")
+    if len(labels) > 1 and labels[-1] == "":
+        labels.pop()
+    last = labels[-1]
+    hex_last = last[:2] in ("0x", "0X") and all(c in string.hexdigits for c in last[2:])
+    if not last or not ((last.isascii() and last.isdigit()) or hex_last):
+        return False  # a domain name
+    if len(labels) > 4:
+        return True
+    numbers = []
+    for label in labels:
+        digits, radix = label, 10
+        if label[:2] in ("0x", "0X"):
+            digits, radix = label[2:], 16
+        elif len(label) > 1 and label.startswith("0"):
+            digits, radix = label[1:], 8
+        if not label or not digits.isascii():
+            return True
+        try:
+            numbers.append(int(digits, radix) if digits else 0)
+        except ValueError:
+            return True
+    return any(n > 255 for n in numbers[:-1]) or numbers[-1] >= 256 ** (5 - len(numbers))
 
 
 # ----- files -----------------------------------------------------------------------------------

@@ -184,15 +184,39 @@ def _json_eq(a: Any, b: Any) -> bool:
     return (type(a) is type(b) and a == b) or (_is_number(a) and _is_number(b) and a == b)
 
 
+_SHOW_DEPTH = 16  # deeper values are shown by their opening brackets: rendering them would recurse without bound
+
+
+def _nested_deeper(v: Any, depth: int) -> bool:
+    """Whether a list/dict value nests deeper than `depth`, found without recursion."""
+    stack = [(v, 0)]
+    while stack:
+        x, d = stack.pop()
+        if isinstance(x, (dict, list, tuple)):
+            if d >= depth:
+                return True
+            stack.extend((y, d + 1) for y in (x.values() if isinstance(x, dict) else x))
+    return False
+
+
 def _show(v: Any, limit: int = 60) -> str:
     """Short rendering of a value for messages: 'text', 1.5, true, null, [1, 2]."""
     if isinstance(v, str):
         s = repr(v)
         return s if len(s) <= limit else s[: limit - 4] + "...'"
-    try:
-        s = json.dumps(v, ensure_ascii=False, default=repr, separators=(", ", ": "))
-    except (TypeError, ValueError):
-        s = repr(v)
+    if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 64:
+        s = str(v) if v.bit_length() < 10_000 else f"an integer of {v.bit_length()} bits"
+    elif isinstance(v, (dict, list, tuple)) and _nested_deeper(v, _SHOW_DEPTH):
+        s = ""
+        while isinstance(v, (dict, list, tuple)) and len(s) < limit and v:
+            s += "{" if isinstance(v, dict) else "["
+            v = next(iter(v.values())) if isinstance(v, dict) else v[0]
+        s += "..."
+    else:
+        try:
+            s = json.dumps(v, ensure_ascii=False, default=repr, separators=(", ", ": "))
+        except (TypeError, ValueError):
+            s = repr(v)
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 

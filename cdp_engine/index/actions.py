@@ -17,10 +17,12 @@ from ..core import schema
 
 __all__ = [
     "ACTION_NAMES",
+    "MAX_ACTION_INT",
     "ActionValidationError",
     "IdempotencyGuard",
     "canonical_action",
     "find_element",
+    "json_safe",
     "parse_action",
     "validate_action",
 ]
@@ -36,6 +38,14 @@ ACTION_NAMES = (
 )
 # Fields the schema types as integers; JSON Schema also accepts integral floats such as 4.0 there.
 _INT_FIELDS = ("element_index", "option_index", "pixels")
+_INDEX_FIELDS = ("element_index", "option_index")
+# The largest index an action may carry: the largest integer every JSON reader (JavaScript's included)
+# holds exactly. orjson reads a longer integer as a float (18446744073709551617 -> 1.8e19), so the bound
+# refuses it instead of acting on a rounded number; larger pixels are clamped to it.
+MAX_ACTION_INT = 2**53 - 1
+# failed_action: the deepest nesting kept as received (orjson writes at most 254 levels).
+FAILED_ACTION_DEPTH = 32
+_INT64 = range(-(2**63), 2**64)  # what orjson writes as a number
 
 
 class ActionValidationError(ValueError):
@@ -47,17 +57,77 @@ class ActionValidationError(ValueError):
         super().__init__(message)
         self.message = message
         self.errors = list(errors) if errors else [message]
-        # The action as received (decoded JSON, or the raw text when it was not JSON), for error.failed_action.
-        self.failed_action = failed_action
+        # The action as received (decoded JSON, or the raw text when it was not JSON), for error.failed_action;
+        # always JSON-serialisable (see json_safe).
+        self.failed_action = json_safe(failed_action)
 
     def to_error(self) -> dict[str, Any]:
         """The state's ``error`` object for this failure."""
         return {"code": self.code, "message": self.message, "failed_action": self.failed_action}
 
 
+def json_safe(value: Any) -> Any:
+    """`value` unchanged when orjson writes it; otherwise a copy it can write, so an error's
+    failed_action never breaks the state it is in: integers beyond 64 bits become their decimal
+    text, non-string keys their str(), containers nested deeper than FAILED_ACTION_DEPTH the text
+    "…", strings with lone surrogates have them replaced, and other objects become their repr()."""
+    try:
+        orjson.dumps(value)
+    except (orjson.JSONEncodeError, TypeError):
+        return _safe(value, FAILED_ACTION_DEPTH)
+    return value
+
+
+def _safe(v: Any, depth: int) -> Any:
+    if v is None or isinstance(v, (bool, float)):
+        return v
+    if isinstance(v, int):
+        return int(v) if v in _INT64 else _int_text(v)
+    if isinstance(v, str):
+        return v.encode("utf-8", "replace").decode("utf-8") if not _encodes(v) else v
+    if isinstance(v, (dict, list, tuple)):
+        if depth <= 0:
+            return "…"
+        if isinstance(v, dict):
+            return {(k if isinstance(k, str) else str(_safe(k, 0))): _safe(x, depth - 1) for k, x in v.items()}
+        return [_safe(x, depth - 1) for x in v]
+    text = repr(v)
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _int_text(n: int) -> str:
+    try:
+        return str(n)
+    except ValueError:  # more digits than Python converts (sys.int_info.default_max_str_digits)
+        return f"an integer of {n.bit_length()} bits"
+
+
+def _in_range(action: dict[str, Any]) -> None:
+    """Refuse indices no JSON reader holds exactly (see MAX_ACTION_INT), with the field's name: no
+    element has such an index, and the number an agent meant is lost (pixels are clamped instead)."""
+    # Only called on a valid action: its indices, when present, are numbers >= 1.
+    if action.get("element_index", 1) <= MAX_ACTION_INT and action.get("option_index", 1) <= MAX_ACTION_INT:
+        return
+    for key in _INDEX_FIELDS:
+        v = action.get(key, 1)
+        if v > MAX_ACTION_INT:
+            got = repr(v) if isinstance(v, float) else _int_text(v)  # a float: what orjson read from the text
+            message = f"{action['action']}: {key} must be at most {MAX_ACTION_INT} in size, got {got}"
+            raise ActionValidationError(message, failed_action=action)
+
+
 def validate_action(action: Any) -> None:
     """Raise ActionValidationError unless ``action`` (already decoded) conforms to the Action Schema."""
     if schema.is_valid("action", action):
+        _in_range(action)
         return
     errors = schema.validate("action", action)
     raise ActionValidationError("; ".join(errors), errors=errors, failed_action=action)
@@ -72,27 +142,51 @@ def _decode(raw: str | bytes | bytearray | memoryview) -> Any:
 
 
 def _int_fields(action: dict[str, Any]) -> dict[str, Any]:
-    """Turn integral floats (valid JSON Schema integers) into ints so callers can use them as keys."""
+    """Turn integral floats (valid JSON Schema integers) into ints so callers can use them as keys, and
+    clamp a scroll's pixels to MAX_ACTION_INT (a scroll that far scrolls to the end all the same)."""
+    pixels = action.get("pixels")
     if (
         type(action.get("element_index")) is float
         or type(action.get("option_index")) is float
-        or type(action.get("pixels")) is float
+        or type(pixels) is float
+        or (type(pixels) is int and pixels > MAX_ACTION_INT)
     ):
         action = dict(action)
         for key in _INT_FIELDS:
             if type(action.get(key)) is float:
                 action[key] = int(action[key])
+        if type(action.get("pixels")) is int and action["pixels"] > MAX_ACTION_INT:
+            action["pixels"] = MAX_ACTION_INT
     return action
+
+
+_TEXT_FIELDS = ("text", "url", "message")
+
+
+def _unicode(action: dict[str, Any]) -> None:
+    """Refuse a string with a lone surrogate (a Python str can hold one, JSON text cannot): no
+    browser command could carry it."""
+    for key in _TEXT_FIELDS:
+        v = action.get(key)
+        if v is not None and not v.isascii() and not _encodes(v):
+            message = f"{action['action']}: {key} must be valid Unicode text (it has a lone surrogate)"
+            raise ActionValidationError(message, failed_action=action)
 
 
 def parse_action(raw: str | bytes | bytearray | memoryview | dict[str, Any]) -> dict[str, Any]:
     """Decode (with orjson) and validate one action; raises ActionValidationError.
 
     A dict is validated as is and returned unchanged unless an index was sent as an integral float
-    (``4.0``), in which case a copy with ints is returned.
+    (``4.0``), in which case a copy with ints is returned. Indices beyond MAX_ACTION_INT are refused;
+    pixels beyond it are clamped to it (in a copy); a dict's text with a lone surrogate is refused.
     """
-    action = _decode(raw) if isinstance(raw, (str, bytes, bytearray, memoryview)) else raw
-    validate_action(action)
+    if isinstance(raw, (str, bytes, bytearray, memoryview)):
+        action = _decode(raw)
+        validate_action(action)
+    else:
+        action = raw
+        validate_action(action)
+        _unicode(action)
     return _int_fields(action)
 
 

@@ -30,7 +30,7 @@ from ..errors import (
     TargetClosedError,
 )
 from ..snapshot.capture import Capture, Element, StateCapturer, state_hash
-from .actions import ActionValidationError, parse_action
+from .actions import ActionValidationError, json_safe, parse_action
 
 if TYPE_CHECKING:
     from ..core.browser import Tab
@@ -269,7 +269,7 @@ class ElementIndex:
 
     def _error(self, previous: Capture | None, code: str, message: str, failed_action: Any) -> dict[str, Any]:
         state = dict(previous.state) if previous is not None else self._blank_state()
-        state["error"] = {"code": code, "message": message, "failed_action": failed_action}
+        state["error"] = {"code": code, "message": message, "failed_action": json_safe(failed_action)}
         return state
 
     def _blank_state(self) -> dict[str, Any]:

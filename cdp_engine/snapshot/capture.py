@@ -878,7 +878,13 @@ class _Builder:
                 i += 1
                 continue
             has_layout = i in rects
-            if not has_layout and name != "option" and name != "html" and not self._renders_children(doc, i):
+            if (
+                not has_layout
+                and name != "option"
+                and name != "optgroup"  # boxless like the options in it, which ride on their select's box
+                and name != "html"
+                and not self._renders_children(doc, i)
+            ):
                 i = end[i]  # display:none subtree (display:contents keeps rendering its children)
                 continue
             op = cur_op * opacity_of.get(i, 1.0) if opacity_of else cur_op
@@ -1061,7 +1067,7 @@ class _Builder:
             for c in self._descendants(doc, node):
                 if doc.names[c] == "option" and c in doc.option_selected:
                     return self._option_value(doc, c)
-            return None
+            return ""  # no option selected (a listbox, an empty select): the DOM's value is ""
         iv = doc.input_value.get(node)
         value = doc.texts[iv] if iv is not None and iv >= 0 else ("" if iv is not None else None)
         if value and attrs.get("type", "").lower() == "password":
@@ -1328,7 +1334,7 @@ class _Builder:
             checked = attrs.get("aria-checked", "").lower() == "true"
         if name in ("input", "textarea", "select"):
             value = self._current_value(doc, node, name, attrs)
-            if value is None and name != "select":
+            if value is None:
                 value = ""
         elif name == "option":
             value = self._option_value(doc, node)

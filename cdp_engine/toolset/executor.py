@@ -25,7 +25,15 @@ from urllib.parse import urlsplit
 from ..core import files as core_files
 from ..core import input, keys, scripts
 from ..core.lifecycle import wait_loaded
-from ..core.policies import HOST_SCHEMES, WEB_SCHEMES, FilePolicy, NavigationPolicy, Policies, PolicyError
+from ..core.policies import (
+    HOST_SCHEMES,
+    MAX_URL_CHARS,
+    WEB_SCHEMES,
+    FilePolicy,
+    NavigationPolicy,
+    Policies,
+    PolicyError,
+)
 from ..core.refs import NodeRef, StaleRefError
 from ..core.settle import settle
 from ..errors import (
@@ -170,6 +178,10 @@ def normalize_url(url: str, policy: NavigationPolicy = TOOLSET_NAVIGATION) -> st
     try:
         policy.check(text)
     except PolicyError as exc:
+        if exc.rule == "navigation.about":
+            raise MemberError("Error: Navigation refused. Of the about: URLs only about:blank is allowed.") from None
+        if exc.rule == "navigation.length":
+            raise MemberError(f"Error: That URL is too long (over {MAX_URL_CHARS:,} characters).") from None
         if exc.rule != "navigation.scheme":
             raise MemberError("Error: That is not a valid URL.") from None
         if policy.schemes == WEB_SCHEMES:
