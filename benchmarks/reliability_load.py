@@ -10,8 +10,9 @@ Three parts, one process, one Chromium, pages served from 127.0.0.1 (port 0) by 
   episode in a loop (navigate, state, input_text, select_option, click_element, scroll) through
   `ElementIndex.act` / `state`;
 - MCP sessions: the real streamable HTTP server (the ASGI app `cdp-engine mcp --http` serves, under uvicorn, with
-  a bearer token and per-session instance ownership), driven by the official `mcp` SDK client, one stateful
-  session per client, each with its own instance named "main" (so a mix-up between sessions would show);
+  a bearer token), driven by the official `mcp` SDK client, one stateful session per client; with per-session
+  instance ownership (the default here) every session names its instance "main", so a mix-up between sessions
+  would show; without it (the server's default semantics) each session has its own name;
 - HTTP clients: the HTTP service (`service.create_app`), one app (one tab in its own context) per client, each on
   its own loopback port, driven by aiohttp with the bearer token.
 
@@ -337,14 +338,16 @@ REF_RE = r'{role}[^\n]*\[ref=(e\d+)\]'
 
 
 @asynccontextmanager
-async def _mcp_server(browser: cdp_engine.Browser, token: str, sessions: int) -> AsyncIterator[str]:
+async def _mcp_server(
+    browser: cdp_engine.Browser, token: str, sessions: int, ownership: bool
+) -> AsyncIterator[str]:
     """The MCP streamable HTTP app on a free loopback port, on `browser`; yields its /mcp URL."""
     import uvicorn
 
     from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
     from cdp_engine.mcp_server.server import http_app
 
-    config = Config(session_ownership=True, max_instances=max(10, sessions))
+    config = Config(session_ownership=ownership, max_instances=max(10, sessions))
     config.transport = "streamable-http"  # as serve_http sets it
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
@@ -365,7 +368,7 @@ async def _mcp_server(browser: cdp_engine.Browser, token: str, sessions: int) ->
 
 
 async def _mcp_sessions(
-    browser: cdp_engine.Browser, base: str, n: int, budget_for: Callable[[], Budget]
+    browser: cdp_engine.Browser, base: str, n: int, budget_for: Callable[[], Budget], ownership: bool
 ) -> tuple[Tally, float]:
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -373,21 +376,28 @@ async def _mcp_sessions(
 
     tally = Tally()
     auth_token = secrets.token_urlsafe(16)
-    async with _mcp_server(browser, auth_token, n) as url:
+    async with _mcp_server(browser, auth_token, n, ownership) as url:
         budget = budget_for()
 
         async def session(i: int) -> None:
             name, token = f"mcp{i}", new_token()
+            instance = "main" if ownership else name
             async with AsyncExitStack() as stack:
                 http = await stack.enter_async_context(
                     create_mcp_http_client(headers={"Authorization": f"Bearer {auth_token}"})
                 )
+
+                async def count_500(response: Any) -> None:  # the SDK would report it only as an exception
+                    if response.status_code >= 500:
+                        tally.http_500 += 1
+
+                http.event_hooks["response"].append(count_500)
                 client = await stack.enter_async_context(
                     Client(streamable_http_client(url, http_client=http), read_timeout_seconds=STEP_TIMEOUT, mode="legacy")
                 )
 
                 async def call(tool: str, **arguments: Any) -> dict[str, Any] | None:
-                    result = await client.call_tool(tool, {"instance": "main", **arguments})
+                    result = await client.call_tool(tool, {"instance": instance, **arguments})
                     envelope: dict[str, Any] = json.loads(result.content[0].text)
                     data = envelope.get("data") or {}
                     tally.check_own(name, token, data.get("url"), data.get("title"), data.get("snapshot"))
@@ -396,13 +406,13 @@ async def _mcp_sessions(
                         return None
                     return data
 
-                create = client.call_tool("browser_create_instance", {"name": "main"})
+                create = client.call_tool("browser_create_instance", {"name": instance})
                 created = await tally.step(name, "create", create, timed=False)
                 if created is None or json.loads(created.content[0].text).get("status") != "success":
                     tally.error(name, "browser_create_instance failed")
                     return
                 await _mcp_episodes(name, token, base, budget, tally, call)
-                destroy = client.call_tool("browser_destroy_instance", {"name": "main"})
+                destroy = client.call_tool("browser_destroy_instance", {"name": instance})
                 await tally.step(name, "destroy", destroy, timed=False)
 
         t0 = time.perf_counter()
@@ -472,12 +482,14 @@ async def load_run(
     steps: int = 400,
     browser: cdp_engine.Browser | None = None,
     screenshot: bool = False,
+    mcp_ownership: bool = True,
     log: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Run every part on one Chromium (`browser`, else one launched here) and return the figures.
 
     Each agent level, the MCP part and the HTTP part stop after `steps` steps per client or `seconds` of
-    driving, whichever comes first (a step in flight finishes, within STEP_TIMEOUT). 0 skips a part."""
+    driving, whichever comes first (a step in flight finishes, within STEP_TIMEOUT). 0 skips a part.
+    `mcp_ownership`: the MCP server's per-session instance ownership (off: its server-level default)."""
     say = log or (lambda _msg: None)
     async with AsyncExitStack() as stack:
         if browser is None:
@@ -493,8 +505,8 @@ async def load_run(
             out["agents"].append(tally.summary(took, n=n))
             say(f"agents n={n}: {_line(out['agents'][-1])}")
         if mcp_sessions:
-            tally, took = await _mcp_sessions(browser, base, mcp_sessions, budget)
-            out["mcp_sessions"] = tally.summary(took, n=mcp_sessions)
+            tally, took = await _mcp_sessions(browser, base, mcp_sessions, budget, mcp_ownership)
+            out["mcp_sessions"] = tally.summary(took, n=mcp_sessions, session_ownership=mcp_ownership)
             say(f"mcp sessions n={mcp_sessions}: {_line(out['mcp_sessions'])}")
         if http_clients:
             tally, took = await _http_clients(browser, base, http_clients, budget, screenshot)
@@ -520,6 +532,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=10.0, help="driving time per part (per agent level)")
     parser.add_argument("--steps", type=int, default=400, help="steps per client per part")
     parser.add_argument("--screenshot", action="store_true", help="states with screenshots")
+    parser.add_argument("--server-level", action="store_true", help="MCP without per-session ownership")
     parser.add_argument("--out", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     result = asyncio.run(
@@ -530,6 +543,7 @@ def main(argv: list[str] | None = None) -> None:
             seconds=args.seconds,
             steps=args.steps,
             screenshot=args.screenshot,
+            mcp_ownership=not args.server_level,
             log=lambda msg: print(msg, file=sys.stderr, flush=True),
         )
     )
