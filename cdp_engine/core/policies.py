@@ -116,6 +116,8 @@ class NavigationPolicy:
                 f"{MAX_URL_CHARS:,} characters are refused (Chromium's own limit)",
             )
         shown = _shown(url)
+        if not _encodes(url):  # a lone surrogate: no URL (and no CDP message) can carry it
+            raise PolicyError("navigation.url", f"{shown} is not a valid URL: it holds a lone surrogate")
         try:
             parts = urlsplit(url.strip())
             _ = parts.port  # a port out of range is no URL
@@ -153,6 +155,14 @@ class NavigationPolicy:
 
     def _rule(self) -> str:
         return f"policy: allowed schemes {', '.join(sorted(self.schemes))}; {self.allow_hint} to allow more"
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _shown(url: str) -> str:
