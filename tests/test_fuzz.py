@@ -29,6 +29,7 @@ import pytest
 
 import cdp_engine
 from cdp_engine.core.policies import Policies, PolicyError
+from cdp_engine.index.actions import ActionValidationError, parse_action
 from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
 from cdp_engine.toolset import BrowserToolset
 
@@ -113,6 +114,37 @@ def test_the_navigation_policy_refuses_a_lone_surrogate() -> None:
         assert info.value.rule == "navigation.url"
 
 
+def test_the_file_policy_refuses_a_lone_surrogate(tmp_path: Path) -> None:
+    """Was UnicodeEncodeError from the path's resolution: MCP browser_pdf_save said internal_error."""
+    files = Policies.for_mcp(output_dir=str(tmp_path), upload_roots=[str(tmp_path)]).files
+    for check in (files.output_path, files.upload_path):
+        with pytest.raises(PolicyError, match="lone surrogate") as info:
+            check("\udda6\ud85d.pdf")
+        assert info.value.rule == "files.invalid_path"
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"action": "scroll", "direction": "down", "pixels": {"\ud800": None}},
+        {"action": "navigate", "url": [{"\ud8fc": 1}, "x"]},
+        {"action": "click_element", "element_index": 1, "\udfff": 1},
+    ],
+    ids=["nested-key", "key-in-list", "top-key"],
+)
+async def test_a_lone_surrogate_in_a_key_leaves_the_error_state_serialisable(
+    tab: cdp_engine.Tab, site: Any, raw: Any
+) -> None:
+    """failed_action kept a dict key with a lone surrogate, so the error state could not be written."""
+    with pytest.raises(ActionValidationError) as info:
+        parse_action(raw)
+    orjson.dumps(info.value.to_error())
+    await tab.goto(site.add("/fuzz/surrogate-keys", fuzz.FORM_PAGE))
+    state = await tab.act(raw, screenshot=False)
+    assert state["error"]["code"] == "ACTION_VALIDATION_FAILED"
+    orjson.dumps(state)
+
+
 async def test_toolset_refuses_lone_surrogates_with_an_error_text(
     browser: cdp_engine.Browser, context: cdp_engine.BrowserContext, site: Any
 ) -> None:
@@ -142,7 +174,12 @@ async def test_mcp_answers_a_lone_surrogate_in_a_name(browser: cdp_engine.Browse
         for name, args, kind in (
             ("\ud800", {}, "invalid_params"),
             ("browser_destroy_instance", {"name": "\ud88c"}, "instance_not_found"),
+            ("browser_create_instance", {"name": "t"}, None),
+            ("browser_pdf_save", {"instance": "t", "file_path": "\udda6\ud85d.pdf"}, "invalid_params"),
         ):
+            if kind is None:
+                assert (await tools.call(name, args))["status"] == "success"
+                continue
             envelope, raw = await tools.call_raw(name, args)
             assert envelope["status"] == "error" and envelope["error_type"] == kind, envelope
             assert orjson.loads(raw)["error_type"] == kind

@@ -284,6 +284,8 @@ class FilePolicy:
         text = os.fspath(path)
         if not text or "\x00" in text or len(text) > MAX_PATH_CHARS:
             raise PolicyError("files.invalid_path", f"{text[:100]!r} is not a valid path")
+        if not _encodes(text):  # a lone surrogate (from a JSON escape): no file name a tool is given has one
+            raise PolicyError("files.invalid_path", f"{text[:100]!r} is not a valid path: it holds a lone surrogate")
         return text
 
     def upload_path(self, path: str | os.PathLike[str]) -> Path:
