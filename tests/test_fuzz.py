@@ -173,9 +173,14 @@ async def test_mcp_answers_a_lone_surrogate_in_a_name(browser: cdp_engine.Browse
         tools = BrowserTools(manager)
         for name, args, kind in (
             ("\ud800", {}, "invalid_params"),
-            ("browser_destroy_instance", {"name": "\ud88c"}, "instance_not_found"),
+            ("browser_destroy_instance", {"name": "\ud88c"}, "invalid_params"),  # the envelope echoes it
             ("browser_create_instance", {"name": "t"}, None),
             ("browser_pdf_save", {"instance": "t", "file_path": "\udda6\ud85d.pdf"}, "invalid_params"),
+            # These reached the CDP send (internal_error, TypeError): refused as arguments now.
+            ("browser_verify_text_visible", {"instance": "t", "text": "\ud81d"}, "invalid_params"),
+            ("browser_wait_for", {"instance": "t", "text_gone": "\ud824"}, "invalid_params"),
+            ("browser_evaluate", {"instance": "t", "expression": "\ud8d3"}, "invalid_params"),
+            ("browser_set_local_storage", {"instance": "t", "origin": "http://x", "items": {"\ud800": "v"}}, "invalid_params"),
         ):
             if kind is None:
                 assert (await tools.call(name, args))["status"] == "success"
