@@ -116,6 +116,8 @@ class NavigationPolicy:
                 f"{MAX_URL_CHARS:,} characters are refused (Chromium's own limit)",
             )
         shown = _shown(url)
+        if not _encodes(url):  # a lone surrogate: no URL (and no CDP message) can carry it
+            raise PolicyError("navigation.url", f"{shown} is not a valid URL: it holds a lone surrogate")
         try:
             parts = urlsplit(url.strip())
             _ = parts.port  # a port out of range is no URL
@@ -153,6 +155,14 @@ class NavigationPolicy:
 
     def _rule(self) -> str:
         return f"policy: allowed schemes {', '.join(sorted(self.schemes))}; {self.allow_hint} to allow more"
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _shown(url: str) -> str:
@@ -274,6 +284,8 @@ class FilePolicy:
         text = os.fspath(path)
         if not text or "\x00" in text or len(text) > MAX_PATH_CHARS:
             raise PolicyError("files.invalid_path", f"{text[:100]!r} is not a valid path")
+        if not _encodes(text):  # a lone surrogate (from a JSON escape): no file name a tool is given has one
+            raise PolicyError("files.invalid_path", f"{text[:100]!r} is not a valid path: it holds a lone surrogate")
         return text
 
     def upload_path(self, path: str | os.PathLike[str]) -> Path:

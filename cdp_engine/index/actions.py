@@ -54,6 +54,7 @@ class ActionValidationError(ValueError):
     code = "ACTION_VALIDATION_FAILED"
 
     def __init__(self, message: str, *, errors: list[str] | None = None, failed_action: Any = None) -> None:
+        message = json_safe(message)  # a schema message may quote a value holding a lone surrogate
         super().__init__(message)
         self.message = message
         self.errors = list(errors) if errors else [message]
@@ -89,7 +90,7 @@ def _safe(v: Any, depth: int) -> Any:
         if depth <= 0:
             return "…"
         if isinstance(v, dict):
-            return {(k if isinstance(k, str) else str(_safe(k, 0))): _safe(x, depth - 1) for k, x in v.items()}
+            return {(_safe(k, 0) if isinstance(k, str) else str(_safe(k, 0))): _safe(x, depth - 1) for k, x in v.items()}
         return [_safe(x, depth - 1) for x in v]
     text = repr(v)
     return text if len(text) <= 200 else text[:199] + "…"

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from ..core.policies import MCP_MAX_RESULT_BYTES, MCP_MIN_RESULT_BYTES
+from ..index.actions import json_safe
 
 ERROR_TYPES = frozenset(
     {
@@ -118,7 +119,12 @@ def error(instance: str | None, exc: ToolError, op: Operation) -> dict[str, Any]
 
 
 def dumps(envelope: dict[str, Any]) -> bytes:
-    return orjson.dumps(envelope, default=str)
+    """The envelope's JSON; a message echoing a lone surrogate (a tool or instance name no JSON text can
+    hold) gets it replaced, and integers beyond 64 bits become text, so a call never fails to answer."""
+    try:
+        return orjson.dumps(envelope, default=str)
+    except TypeError:
+        return orjson.dumps(json_safe(envelope), default=str)
 
 
 def bound(envelope: dict[str, Any], op: Operation, limit: int) -> tuple[dict[str, Any], bytes]:

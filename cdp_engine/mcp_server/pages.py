@@ -317,6 +317,8 @@ async def _with_origin_page(ctx: Ctx, origin: str, script: str, arg: Any) -> Any
         try:
             await tab.goto(origin + "/", wait_until="commit", timeout=nav_timeout(ctx), dialog_ends=False)
         except NavigationError as exc:
+            if exc.error_text == "net::ERR_INVALID_URL":  # an origin Chromium cannot parse (an IPv6 zone id)
+                raise ToolError("invalid_params", f"'{origin}' is not a valid origin (net::ERR_INVALID_URL).") from None
             raise ToolError("internal_error", f"Could not open {origin}: {exc.error_text}") from None
         value = await tab.evaluate(f"({script})({_json(arg)})", timeout=max(0.5, ctx.remaining() - 0.5))
     finally:

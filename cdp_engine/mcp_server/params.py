@@ -167,7 +167,7 @@ def problem(arguments: dict[str, Any], schema: dict[str, Any]) -> str | None:
 
 def validate(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
     """The arguments without explicit nulls (integral floats of integer arguments as ints), or invalid_params."""
-    found = problem(arguments, schema)
+    found = problem(arguments, schema) or _lone_surrogate(arguments)
     if found:
         raise ToolError("invalid_params", f"Invalid arguments: {found}.")
     props = schema.get("properties", {})
@@ -176,3 +176,24 @@ def validate(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any
         for k, v in arguments.items()
         if v is not None
     }
+
+
+def _lone_surrogate(value: Any, where: str = "") -> str | None:
+    """A string holding a lone surrogate (a JSON escape like \\ud800 decodes to one): no browser command
+    can carry it, so it is refused here, naming its argument (the arguments passed their schema: shallow)."""
+    if isinstance(value, str):
+        if value.isascii():
+            return None
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return f"'{where or 'arguments'}' must be valid Unicode text (it has a lone surrogate)"
+        return None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        name = where if isinstance(key, int) else f"{where}.{key}".lstrip(".")
+        found = _lone_surrogate(key, name) if isinstance(key, str) else None
+        found = found or _lone_surrogate(item, name)
+        if found is not None:
+            return found
+    return None

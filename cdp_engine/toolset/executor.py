@@ -140,6 +140,9 @@ class ToolsetConfig:
 
 
 def text_block(text: str) -> dict[str, Any]:
+    """A text block; a lone surrogate echoed from the input (a member name) becomes U+FFFD, as no JSON can hold it."""
+    if not text.isascii():
+        text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
     return {"type": "text", "text": text}
 
 
