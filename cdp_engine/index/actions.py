@@ -73,7 +73,9 @@ def json_safe(value: Any) -> Any:
     text, non-string keys their str(), containers nested deeper than FAILED_ACTION_DEPTH the text
     "…", strings with lone surrogates have them replaced, and other objects become their repr()."""
     try:
-        orjson.dumps(value)
+        # Written where it will sit (state -> error -> failed_action, inside a response envelope): orjson's
+        # nesting limit counts those levels too.
+        orjson.dumps({"envelope": {"state": {"error": {"failed_action": value}}}})
     except (orjson.JSONEncodeError, TypeError):
         return _safe(value, FAILED_ACTION_DEPTH)
     return value

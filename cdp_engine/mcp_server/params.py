@@ -167,7 +167,7 @@ def problem(arguments: dict[str, Any], schema: dict[str, Any]) -> str | None:
 
 def validate(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
     """The arguments without explicit nulls (integral floats of integer arguments as ints), or invalid_params."""
-    found = problem(arguments, schema) or _lone_surrogate(arguments)
+    found = problem(arguments, schema) or _unsendable(arguments)
     if found:
         raise ToolError("invalid_params", f"Invalid arguments: {found}.")
     props = schema.get("properties", {})
@@ -178,9 +178,13 @@ def validate(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any
     }
 
 
-def _lone_surrogate(value: Any, where: str = "") -> str | None:
+MAX_ARGUMENT_DEPTH = 100  # deeper than any browser command carries (Chromium's JSON reader stops near 200)
+
+
+def _unsendable(value: Any, where: str = "", depth: int = 0) -> str | None:
     """A string holding a lone surrogate (a JSON escape like \\ud800 decodes to one): no browser command
-    can carry it, so it is refused here, naming its argument (the arguments passed their schema: shallow)."""
+    can carry it, so it is refused here, naming its argument (the arguments passed their schema: shallow).
+    A value nested deeper than MAX_ARGUMENT_DEPTH is refused too (no command carries it either)."""
     if isinstance(value, str):
         if value.isascii():
             return None
@@ -190,10 +194,12 @@ def _lone_surrogate(value: Any, where: str = "") -> str | None:
             return f"'{where or 'arguments'}' must be valid Unicode text (it has a lone surrogate)"
         return None
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    if items and depth >= MAX_ARGUMENT_DEPTH:
+        return f"'{where or 'arguments'}' is nested more than {MAX_ARGUMENT_DEPTH} levels deep"
     for key, item in items:
         name = where if isinstance(key, int) else f"{where}.{key}".lstrip(".")
-        found = _lone_surrogate(key, name) if isinstance(key, str) else None
-        found = found or _lone_surrogate(item, name)
+        found = _unsendable(key, name, depth + 1) if isinstance(key, str) else None
+        found = found or _unsendable(item, name, depth + 1)
         if found is not None:
             return found
     return None
