@@ -113,3 +113,16 @@ def test_protocol_schemas_keep_their_messages_and_gain_kinds() -> None:
     assert failure.kind == "non_finite" and failure.path == ("element_index",)
     assert [failure.message] == schema.validate("action", action)
     assert not schema.is_valid("action", {"action": "scroll", "direction": "down", "pixels": float("inf")})
+
+
+def test_unsendable_finds_lone_surrogates_and_hostile_depth_without_recursing() -> None:
+    assert schema.unsendable({"a": ["ok", {"b": "fine é"}]}) is None
+    assert schema.unsendable({"a": ["ok", {"b": "x\ud800"}]}) == schema.Unsendable("surrogate", ("a", "b"))
+    assert schema.unsendable({"k\udfff": 1}) == schema.Unsendable("surrogate", ("k\udfff",))
+    deep: Any = "x"
+    for _ in range(100_000):  # far past Python's recursion limit
+        deep = [deep]
+    found = schema.unsendable({"items": deep})
+    assert found is not None and found.kind == "depth" and found.path == ("items",)
+    assert schema.unsendable([[["x"]]], max_depth=3) is None
+    assert schema.unsendable([[[["x"]]]], max_depth=3) == schema.Unsendable("depth", ())

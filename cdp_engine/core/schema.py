@@ -25,8 +25,10 @@ from urllib.parse import unquote, urldefrag, urljoin
 
 __all__ = [
     "FAILURE_KINDS",
+    "MAX_SENDABLE_DEPTH",
     "Failure",
     "SchemaError",
+    "Unsendable",
     "Validator",
     "failures",
     "is_valid",
@@ -34,6 +36,7 @@ __all__ = [
     "schema_names",
     "schemas_dir",
     "tool_schema",
+    "unsendable",
     "validate",
     "validator",
 ]
@@ -904,3 +907,46 @@ def failures(schema_name: str, instance: Any) -> list[Failure]:
     check = _checks[name]
     errs = check(instance) if check is not None else None
     return [_failure(e, name) for e in errs] if errs else []
+
+
+MAX_SENDABLE_DEPTH = 100  # deeper than any browser command carries (Chromium's JSON reader stops near 200)
+
+
+@dataclass(frozen=True)
+class Unsendable:
+    """Where a value holds what no browser command can carry: `kind` "surrogate" (a string with a lone
+    surrogate: a Python str or a JSON escape like \\ud800 can hold one, UTF-8 cannot) or "depth" (nested
+    deeper than MAX_SENDABLE_DEPTH); `path` the keys down to it (list items keep their parent's name)."""
+
+    kind: str
+    path: tuple[str, ...]
+
+
+def unsendable(value: Any, max_depth: int = MAX_SENDABLE_DEPTH) -> Unsendable | None:
+    """The first place in `value` (strings, dict keys and values, lists) no browser command can carry, or None.
+
+    Checked after the schema, by every surface that passes values on to the browser; each maps the
+    result to its own words. Iterative, so a hostile depth cannot exhaust the interpreter's stack."""
+    stack: list[tuple[Any, tuple[str, ...], int]] = [(value, (), 0)]
+    while stack:
+        item, path, depth = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return Unsendable("surrogate", path)
+            continue
+        if isinstance(item, dict):
+            children = [(v, (*path, str(k)), k) for k, v in item.items()]
+        elif isinstance(item, list):
+            children = [(v, path, None) for v in item]
+        else:
+            continue
+        if children and depth >= max_depth:
+            return Unsendable("depth", path)
+        for child, child_path, key in reversed(children):  # reversed: visited in order
+            stack.append((child, child_path, depth + 1))
+            if isinstance(key, str):
+                stack.append((key, child_path, depth + 1))
+    return None

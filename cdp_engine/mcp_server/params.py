@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, get_args, get_origin
 
-from ..core.schema import Failure, Validator
+from ..core.schema import MAX_SENDABLE_DEPTH, Failure, Validator, unsendable
 from .envelope import ToolError
 
 _JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
@@ -178,28 +178,12 @@ def validate(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any
     }
 
 
-MAX_ARGUMENT_DEPTH = 100  # deeper than any browser command carries (Chromium's JSON reader stops near 200)
-
-
-def _unsendable(value: Any, where: str = "", depth: int = 0) -> str | None:
-    """A string holding a lone surrogate (a JSON escape like \\ud800 decodes to one): no browser command
-    can carry it, so it is refused here, naming its argument (the arguments passed their schema: shallow).
-    A value nested deeper than MAX_ARGUMENT_DEPTH is refused too (no command carries it either)."""
-    if isinstance(value, str):
-        if value.isascii():
-            return None
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return f"'{where or 'arguments'}' must be valid Unicode text (it has a lone surrogate)"
+def _unsendable(arguments: dict[str, Any]) -> str | None:
+    """What core.schema.unsendable found, in MCP's words (naming the argument)."""
+    found = unsendable(arguments)
+    if found is None:
         return None
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    if items and depth >= MAX_ARGUMENT_DEPTH:
-        return f"'{where or 'arguments'}' is nested more than {MAX_ARGUMENT_DEPTH} levels deep"
-    for key, item in items:
-        name = where if isinstance(key, int) else f"{where}.{key}".lstrip(".")
-        found = _unsendable(key, name, depth + 1) if isinstance(key, str) else None
-        found = found or _unsendable(item, name, depth + 1)
-        if found is not None:
-            return found
-    return None
+    where = ".".join(found.path) or "arguments"
+    if found.kind == "depth":
+        return f"'{where}' is nested more than {MAX_SENDABLE_DEPTH} levels deep"
+    return f"'{where}' must be valid Unicode text (it has a lone surrogate)"

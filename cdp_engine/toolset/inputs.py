@@ -139,30 +139,16 @@ def validate(name: str, raw: Any) -> dict[str, Any]:
             problems.append("region must have x0 < x1 and y0 < y1")
         if name == "file_upload" and not (raw.get("paths") or raw.get("document_ids")):
             problems.append("give at least one of paths or document_ids")
-        bad = _lone_surrogate(raw)
-        if bad is not None:  # a Python str can hold one, JSON text and browser commands cannot
-            problems.append(f"{bad} must be valid Unicode text (it has a lone surrogate)")
+        bad = schema.unsendable(raw)  # what no browser command can carry (a Python str can hold a lone surrogate)
+        if bad is not None:
+            where = ".".join(_shown(k) for k in bad.path) or "the input"
+            if bad.kind == "depth":
+                problems.append(f"{where} is nested more than {schema.MAX_SENDABLE_DEPTH} levels deep")
+            else:
+                problems.append(f"{where} must be valid Unicode text (it has a lone surrogate)")
     if problems:
         raise InputError(f"Error: invalid input for {name}: {'; '.join(problems)}.")
     return {k: v for k, v in validator.integers(raw).items() if v is not None}
-
-
-def _lone_surrogate(value: Any, where: str = "") -> str | None:
-    """The field of the first string holding a lone surrogate (the input passed its schema, so it is shallow)."""
-    if isinstance(value, str):
-        if value.isascii():
-            return None
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return where or "the input"
-        return None
-    items = value.items() if isinstance(value, Mapping) else enumerate(value) if isinstance(value, list) else ()
-    for key, item in items:
-        found = _lone_surrogate(item, where if isinstance(key, int) else f"{where}.{_shown(key)}".lstrip("."))
-        if found is not None:
-            return found
-    return None
 
 
 _PLACEHOLDER = re.compile(r"\{(scroll_direction|text|duration|ref)\}")
