@@ -31,7 +31,7 @@ from ..errors import (
     TargetClosedError,
 )
 from . import files, scripts
-from .lifecycle import LifecycleWatcher, WaitUntil, check_wait_until
+from .lifecycle import SAME_DOCUMENT_TYPES, LifecycleWatcher, WaitUntil, check_wait_until
 from .records import Dialog, Download, Frame, Response
 
 log = logging.getLogger("cdp_engine")
@@ -99,6 +99,10 @@ class Tab:
         self.dialog_policy: DialogPolicy = (context.dialog_policy if context else None) or browser.dialog_policy
         self.closed = False
         self.crashed = False
+        self.renderer_hung = False  # core.liveness found the renderer hung: the next page call probes it first
+        # A main-frame navigation started and not yet committed or stopped: the renderer's commands wait
+        # behind it (Chromium defers them), so a silent renderer then is no sign of a busy script.
+        self.navigation_pending = False
         self.ready: asyncio.Future[Tab] = asyncio.get_running_loop().create_future()
         self._conditions: list[_Condition] = []
         self._listeners: list[Callable[[str, Any], None]] = []
@@ -132,9 +136,19 @@ class Tab:
         session.on("Page.javascriptDialogOpening", lambda p: self._on_dialog(session, p))
         session.on("Page.javascriptDialogClosed", self._on_dialog_closed)
         if session is self.session:
+            session.on("Page.frameStartedNavigating", self._on_started_navigating)
+            session.on("Page.frameStoppedLoading", self._on_stopped_loading)
             session.on("Inspector.targetCrashed", self._on_crashed)
             # A page asked for a window (window.open, target=_blank): listeners hear it before the popup attaches.
             session.on("Page.windowOpen", lambda p: self.emit("window_open", p))
+
+    def _on_started_navigating(self, params: dict[str, Any]) -> None:
+        if params.get("frameId") == self.main_frame_id and params.get("navigationType") not in SAME_DOCUMENT_TYPES:
+            self.navigation_pending = True
+
+    def _on_stopped_loading(self, params: dict[str, Any]) -> None:
+        if params.get("frameId") == self.main_frame_id:
+            self.navigation_pending = False
 
     def _on_crashed(self, params: dict[str, Any]) -> None:
         # The connection has already closed the session; waits on this tab would otherwise run to their deadline.
@@ -223,6 +237,7 @@ class Tab:
         if frame.parent_id is None and "parentId" not in info:
             self.main_frame_id = frame.id
             self.url = frame.url
+            self.navigation_pending = False  # committed: the new document answers
             if session is self.session:
                 # A new main document: drop frames of the old one (they re-attach with the new document).
                 for fid in [f for f, fr in self.frames.items() if fr.parent_id is not None]:
@@ -453,6 +468,20 @@ class Tab:
         params: dict[str, Any] = {"url": url}
         if referrer:
             params["referrer"] = referrer
+        try:
+            return await self._goto(url, params, wait_until, timeout, deadline, dialog_ends)
+        except asyncio.CancelledError:
+            # The caller gave up (its own overall deadline): a navigation nobody waits for must not commit
+            # later or keep the renderer's commands waiting behind it. Sent now, ahead of the next command.
+            if not (self.closed or self.session.closed):
+                self.session.send("Page.stopLoading", timeout=STOP_TIMEOUT).add_done_callback(_quiet)
+            raise
+
+    async def _goto(
+        self, url: str, params: dict[str, Any], wait_until: WaitUntil, timeout: float, deadline: float,
+        dialog_ends: bool,
+    ) -> Response:  # fmt: skip
+        loop = asyncio.get_running_loop()
         # Armed first: Page.navigate answers a same-document navigation before Page.navigatedWithinDocument,
         # and a fast page may send its lifecycle events before the answer.
         with LifecycleWatcher(self) as watcher:

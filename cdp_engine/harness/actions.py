@@ -9,6 +9,7 @@ environment keeps the episode's tabs and hands it the few tab operations it need
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Mapping
@@ -84,12 +85,7 @@ class BGymActions:
                     ran.append(call)
             except CDPEngineError as exc:
                 if not tab.closed:  # the page is gone in another way: report it as the protocol does
-                    state = await self.previous_state(tab)
-                    state["error"] = {
-                        "code": "INTERNAL_BROWSER_ERROR",
-                        "message": f"{type(exc).__name__}: {exc}",
-                        "failed_action": action,
-                    }
+                    state = await self.fault_state(tab, exc, action)
                     break
                 state, cms = {}, 0.0  # the action closed its own tab (window.close()): follow below
             capture_ms += cms
@@ -98,6 +94,14 @@ class BGymActions:
             if isinstance(protocol, Mapping) and protocol.get("action") in ("finish_task", "fail_task"):
                 finished = {"action": protocol["action"], "message": protocol.get("message", "")}
         return state, capture_ms, ran, finished
+
+    async def fault_state(self, tab: Tab, exc: CDPEngineError, action: Any) -> dict[str, Any]:
+        """The state before the step plus INTERNAL_BROWSER_ERROR: a browser fault, reported as the protocol does."""
+        index = ElementIndex.of(tab)
+        if index.current is None and not (tab.closed or tab.renderer_hung):
+            with contextlib.suppress(CDPEngineError):
+                await self.previous_state(tab)
+        return index.error_state(index.current, "INTERNAL_BROWSER_ERROR", f"{type(exc).__name__}: {exc}", action)
 
     async def previous_state(self, tab: Tab) -> dict[str, Any]:
         """The state before the step (the last capture when there is one): what a failed action leaves."""

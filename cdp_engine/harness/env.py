@@ -13,18 +13,20 @@ tabs (popups followed, closed tabs replaced) and its context pool are kept here.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import time
 import uuid
-from collections.abc import Awaitable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from ..core.browser import Browser, BrowserContext, Tab
 from ..core.lifecycle import WaitUntil
+from ..core.liveness import bounded
 from ..core.settle import SettleReport
-from ..errors import CDPEngineError
+from ..errors import CDPEngineError, CommandTimeoutError
 from ..index.actions import ActionValidationError
 from ..index.element_index import ElementIndex
 from ..index.tab import connect, launch
@@ -32,8 +34,8 @@ from ..snapshot.capture import content_digest
 from ..version import __version__
 from .actions import BGymActions, parse_action
 from .pool import ContextPool
-from .tabs import POPUP_WAIT, EpisodeTabs, Screenshot, quiesce
-from .tasks import TaskSpec, seed_script
+from .tabs import POPUP_WAIT, EpisodeTabs, Screenshot, load_page
+from .tasks import TaskSpec, read_reward, seed_script
 from .trajectory import TrajectoryRecorder
 
 __all__ = ["POPUP_WAIT", "BrowserEnv"]
@@ -63,7 +65,8 @@ class BrowserEnv:
     when the tab attaches, before it runs); ``permissions`` are granted to each episode's context.
     ``prewarm`` prepares the next episode's context and blank tab while the current one runs: a
     new context needs a new renderer process, the one slow part of a reset; the old context is
-    disposed in the background.
+    disposed in the background. ``step_timeout`` / ``reset_timeout``: each call's one overall deadline
+    (default navigation_timeout + command_timeout, act()'s; see docs/architecture.md#deadlines).
     """
 
     def __init__(
@@ -79,8 +82,13 @@ class BrowserEnv:
         wait_until: WaitUntil = "load",
         base_url: str | None = None,
         prewarm: bool = True,
+        step_timeout: float | None = None,
+        reset_timeout: float | None = None,
     ) -> None:
         self.browser = browser
+        default = browser.navigation_timeout + browser.connection.default_timeout
+        self.step_timeout = default if step_timeout is None else step_timeout
+        self.reset_timeout = default if reset_timeout is None else reset_timeout
         self.screenshot: Screenshot = screenshot
         self.read_page = read_page
         self.init_scripts = list(init_scripts)
@@ -173,12 +181,7 @@ class BrowserEnv:
         t0 = time.perf_counter()
         await self._end_episode()
         t_teardown = time.perf_counter()
-        if task is None:
-            if start_url is None:
-                raise ValueError("reset needs a start_url or a task")
-            task = TaskSpec(name="url", start_url=start_url)
-        elif start_url is not None:
-            task = replace(task, start_url=start_url)
+        task = _episode_task(task, start_url)
         seed = task.seed if seed is None else seed
         url = task.resolve(self.base_url)
         self.task, self.seed = task, seed
@@ -188,20 +191,18 @@ class BrowserEnv:
         episode_scripts = [*self.init_scripts, *task.init_scripts]
         scripts = ([seed_script(seed)] if seed is not None else []) + episode_scripts
 
-        context, tab = await self._pool.take()
-        self._tabs.begin(context, tab, scripts)
-        setup: list[Awaitable[Any]] = [tab.add_init_script(source) for source in scripts]
-        if self.permissions:
-            setup.append(context.grant_permissions(self.permissions))
-        await asyncio.gather(*setup)
+        loop = asyncio.get_running_loop()
+        end = loop.time() + self.reset_timeout  # one deadline for the context, the load, setup_js and the capture
+        async with _typed_deadline(end, "reset", self.reset_timeout):
+            context, tab = await self._pool.take()
+            self._tabs.begin(context, tab, scripts)
+            setup: list[Awaitable[Any]] = [tab.add_init_script(source) for source in scripts]
+            if self.permissions:
+                setup.append(context.grant_permissions(self.permissions))
+            await asyncio.gather(*setup)
         t_context = time.perf_counter()
-        await tab.goto(url, wait_until=self.wait_until)
-        await quiesce(tab, self.browser.navigation_timeout)
-        if task.setup_js:
-            await tab.evaluate(task.setup_js)
-            await quiesce(tab, self.browser.navigation_timeout)
-        t_ready = time.perf_counter()
-        state = await ElementIndex.of(tab).state(screenshot=self._capture_format())
+        load = load_page(tab, url, task, self.wait_until, self._capture_format())
+        t_ready, state = await bounded(tab, load, "reset", end - loop.time())
         t_end = time.perf_counter()
         self.trajectory_path = None
         if self.recorder is not None:
@@ -231,6 +232,7 @@ class BrowserEnv:
         if tab is None or self.context is None:
             raise RuntimeError("call reset() before step()")
         t0 = time.perf_counter()
+        end = asyncio.get_running_loop().time() + self.step_timeout  # one deadline for the whole step
         self._new_step()
         capture_ms = 0.0
         ran: list[Any] = []
@@ -241,7 +243,12 @@ class BrowserEnv:
             state = await self._actions.previous_state(tab)
             state["error"] = exc.to_error()
         else:
-            state, capture_ms, ran, finished = await self._actions.run_calls(tab, calls, action)
+            try:
+                state, capture_ms, ran, finished = await bounded(
+                    tab, self._actions.run_calls(tab, calls, action), "step", self.step_timeout
+                )
+            except CDPEngineError as exc:  # the step's deadline, a hung renderer: the page as it was
+                state = await self._actions.fault_state(tab, exc, action)
             if "error" not in state:
                 popped = await self._tabs.follow()
                 if popped is not None:
@@ -254,7 +261,7 @@ class BrowserEnv:
         error = state.pop("error", None)
         reward = None
         if self.task is not None and self.task.reward_js and not self.active_closed:
-            reward = await self.reward()
+            reward = await self.reward(timeout=max(0.1, min(10.0, end - asyncio.get_running_loop().time())))
         total_ms = (t_end - t0) * 1000
         settle_ms = self._timer.settle * 1000
         timings = {
@@ -287,19 +294,13 @@ class BrowserEnv:
             raise RuntimeError("call reset() first")
         return await self.active.evaluate(js, timeout=timeout)
 
-    async def reward(self) -> float:
-        """The task's reward_js read in the active tab: a number, or a boolean as 1.0 / 0.0; 0.0 if it throws."""
+    async def reward(self, *, timeout: float = 10.0) -> float:
+        """The task's reward_js read in the active tab (tasks.read_reward); 0.0 without one."""
         active = self._tabs.active
         if self.task is None or not self.task.reward_js or active is None or active.closed:
             return 0.0
-        try:
-            value = await active.evaluate(self.task.reward_js, timeout=10.0)
-        except (CDPEngineError, TimeoutError) as exc:
-            log.debug("reward_js failed: %s", exc)
-            value = 0.0
-        reward = float(value) if isinstance(value, (int, float)) else 0.0
-        self.last_reward = reward
-        return reward
+        self.last_reward = await read_reward(active, self.task.reward_js, timeout)
+        return self.last_reward
 
     async def close(self) -> None:
         """End the episode, dispose its context, stop listening (and close the browser if the env owns it)."""
@@ -405,3 +406,24 @@ def _header(env: BrowserEnv, task: TaskSpec, url: str, init_scripts: list[str]) 
         "engine": __version__,
         "time": time.time(),
     }
+
+
+def _episode_task(task: TaskSpec | None, start_url: str | None) -> TaskSpec:
+    """The reset's task: the given one (its start_url replaced when one is given), or a bare URL task."""
+    if task is None:
+        if start_url is None:
+            raise ValueError("reset needs a start_url or a task")
+        return TaskSpec(name="url", start_url=start_url)
+    return task if start_url is None else replace(task, start_url=start_url)
+
+
+@contextlib.asynccontextmanager
+async def _typed_deadline(end: float, what: str, timeout: float) -> AsyncIterator[None]:
+    """asyncio.timeout_at(end), its expiry raised as the engine's CommandTimeoutError(what, timeout)."""
+    try:
+        async with asyncio.timeout_at(end):
+            yield
+    except TimeoutError as exc:
+        if isinstance(exc, CommandTimeoutError):
+            raise
+        raise CommandTimeoutError(what, timeout) from None

@@ -11,13 +11,14 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..core.browser import Browser, BrowserContext, Tab
-from ..core.lifecycle import wait_loaded
+from ..core.lifecycle import WaitUntil, wait_loaded
 from ..core.settle import SettleReport, dom_quiet
 from ..errors import CDPEngineError
 from ..index.element_index import ElementIndex
 
 if TYPE_CHECKING:
     from ..cdp.connection import CDPSession
+    from .tasks import TaskSpec
 
 __all__ = ["POPUP_WAIT", "EpisodeTabs", "Screenshot", "StepResult", "quiesce"]
 
@@ -36,6 +37,19 @@ async def quiesce(tab: Tab, timeout: float) -> None:
     await wait_loaded(tab, timeout)
     with contextlib.suppress(CDPEngineError, TimeoutError):
         await dom_quiet(tab)
+
+
+async def load_page(
+    tab: Tab, url: str, task: TaskSpec, wait_until: WaitUntil, screenshot: Screenshot
+) -> tuple[float, dict[str, Any]]:
+    """A reset's page: loaded, set up (the task's setup_js) and captured; (perf_counter when it was ready, its state)."""
+    await tab.goto(url, wait_until=wait_until)
+    await quiesce(tab, tab.navigation_timeout)
+    if task.setup_js:
+        await tab.evaluate(task.setup_js)
+        await quiesce(tab, tab.navigation_timeout)
+    t_ready = time.perf_counter()
+    return t_ready, await ElementIndex.of(tab).state(screenshot=screenshot)
 
 
 class EpisodeTabs:
@@ -145,7 +159,7 @@ class EpisodeTabs:
         (Chromium reports titles a little late); the others' are as Chromium last reported them."""
         title = None
         active = self.active
-        if active is not None and not active.closed:
+        if active is not None and not active.closed and not active.renderer_hung:  # a hung one never answers
             with contextlib.suppress(CDPEngineError, TimeoutError):
                 title = await active.evaluate("document.title", timeout=2.0)
         return [

@@ -7,13 +7,22 @@ deterministic for a seeded episode.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 from aiohttp import web
+
+from ..core.liveness import bounded
+from ..errors import CDPEngineError
+
+if TYPE_CHECKING:
+    from ..core.browser import Tab
+
+log = logging.getLogger("cdp_engine")
 
 __all__ = ["TaskSite", "TaskSpec", "seed_script"]
 
@@ -52,6 +61,17 @@ _SEED_SCRIPT = (
     " let t = s; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61);"
     " return ((t ^ (t >>> 14)) >>> 0) / 4294967296; }; })();"
 )
+
+
+async def read_reward(tab: Tab, reward_js: str, timeout: float) -> float:
+    """A task's reward_js read in `tab`: a number, or a boolean as 1.0 / 0.0; 0.0 if it throws or the page
+    does not answer within `timeout` (a renderer found hung answers within the liveness probe's second)."""
+    try:
+        value = await bounded(tab, tab.evaluate(reward_js, timeout=timeout), "reward_js", timeout)
+    except (CDPEngineError, TimeoutError) as exc:
+        log.debug("reward_js failed: %s", exc)
+        return 0.0
+    return float(value) if isinstance(value, (int, float)) else 0.0
 
 
 def seed_script(seed: int) -> str:

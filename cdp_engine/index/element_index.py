@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import input
 from ..core.identity import DOM_LOOK, Verdict, verify
 from ..core.lifecycle import LifecycleWatcher, wait_loaded
-from ..core.liveness import PROBE_TIMEOUT, bounded, renderer_responds, unless_dialog
+from ..core.liveness import bounded, unless_dialog
 from ..core.policies import INDEX_SCHEMES, Policies, PolicyError
 from ..core.settle import NetworkTracker, SettleReport, settle
 from ..errors import (
@@ -103,7 +103,6 @@ class ElementIndex:
         # What navigate may reach; a server replaces it with its own (the HTTP service: Policies.for_service()).
         self.policies: Policies = Policies.for_index()
         self._replaced = False  # the latest failed navigation replaced the document (see _restore)
-        self.hung = False  # the last capture found the renderer hung: the next one probes it first
 
     async def state(self, *, screenshot: bool | str = True, jpeg_quality: int = 80) -> dict[str, Any]:
         """The current state object (cached while the page has not changed), within one command deadline.
@@ -149,7 +148,6 @@ class ElementIndex:
                     return self._error(previous, "ACTION_VALIDATION_FAILED", invalid.message, failed)
                 try:
                     self.tab.check_open()  # a crashed or closed tab: a browser fault, not a stale index
-                    await self._check_alive()
                     await bounded(self.tab, self._run(action, previous), action["action"], end - time.perf_counter())
                 except ActionError as exc:
                     self.tab.check_open()  # the tab went during the action: say so rather than "element gone"
@@ -163,7 +161,6 @@ class ElementIndex:
                 if capture is None:
                     return self._dialog_state(previous, action, ran=True)
             except (CDPEngineError, TimeoutError) as exc:
-                self.hung = self.hung or isinstance(exc, RendererHungError)
                 # A browser fault, never raised: a surface that follows tabs checks tab.closed on the error.
                 log.debug("action failed", exc_info=True)
                 return self._error(self.current, "INTERNAL_BROWSER_ERROR", self._fault_message(exc), failed)
@@ -225,22 +222,10 @@ class ElementIndex:
         tab = self.tab
         if tab.pending_dialog is not None:
             return None
-        await self._check_alive()
         work = self.capturer.capture(screenshot=screenshot, jpeg_quality=jpeg_quality)
-        try:
-            limit = self.command_timeout if timeout is None else max(0.0, min(timeout, self.command_timeout))
-            finished, capture = await unless_dialog(tab, bounded(tab, work, "the state capture", limit))
-        except RendererHungError:
-            self.hung = True
-            raise
+        limit = self.command_timeout if timeout is None else max(0.0, min(timeout, self.command_timeout))
+        finished, capture = await unless_dialog(tab, bounded(tab, work, "the state capture", limit))
         return capture if finished else None
-
-    async def _check_alive(self) -> None:
-        """RendererHungError within the probe's second while a renderer found hung still answers nothing."""
-        if self.hung:
-            if not await renderer_responds(self.tab):
-                raise RendererHungError("the liveness probe", PROBE_TIMEOUT)
-            self.hung = False
 
     def _fault_message(self, exc: BaseException) -> str:
         """The INTERNAL_BROWSER_ERROR text for a browser fault: what happened, in the caller's terms."""
@@ -284,8 +269,9 @@ class ElementIndex:
         """Held by state() and act(); hold it to run an action of your own between them."""
         return self._lock
 
-    def error_state(self, previous: Capture, code: str, message: str, failed_action: Any) -> dict[str, Any]:
-        """The previous state plus the protocol's `error` field: what a failed action returns."""
+    def error_state(self, previous: Capture | None, code: str, message: str, failed_action: Any) -> dict[str, Any]:
+        """The previous state (None: a page never read, its URL and nothing else) plus the protocol's `error`
+        field: what a failed action returns."""
         return self._error(previous, code, message, failed_action)
 
     async def resolve(self, capture: Capture, index: int) -> Element:

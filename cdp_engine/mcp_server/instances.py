@@ -90,6 +90,9 @@ class Config:
     event_buffer_size: int = 1000
     close_timeout: float = 10.0
     navigation_timeout: float = 30.0
+    # One CDP command's deadline; a page command that overruns it is followed by a 1 s liveness probe, so a hung
+    # renderer is reported within command_timeout + 1 s (keep it below operation_timeout).
+    command_timeout: float = 30.0
     wait_timeout: float = 30.0  # browser_wait_for text conditions
     # How long an action that opened a dialog may keep waiting for a concurrent browser_handle_dialog
     # before the call returns modal_state_blocked (the action keeps running and finishes once it is handled).
@@ -149,6 +152,7 @@ class Config:
             "event_buffer_size": _env(env, "EVENT_BUFFER_SIZE", 1000, int),
             "close_timeout": _env(env, "CLOSE_TIMEOUT_SECONDS", 10.0, float),
             "navigation_timeout": _env(env, "NAVIGATION_TIMEOUT_SECONDS", 30.0, float),
+            "command_timeout": _env(env, "COMMAND_TIMEOUT_SECONDS", 30.0, float),
             "wait_timeout": _env(env, "WAIT_TIMEOUT_SECONDS", 30.0, float),
             "modal_grace": _env(env, "MODAL_GRACE_SECONDS", 1.0, float),
             "idle_ttl": _env(env, "IDLE_TTL_SECONDS", None, float),
@@ -744,8 +748,8 @@ class InstanceManager:
                 headless=headless,
                 args=extra_args,
                 window_size=window or self.config.window,
-                navigation_timeout=self.config.navigation_timeout,
-            )
+                navigation_timeout=self.config.navigation_timeout, command_timeout=self.config.command_timeout,
+            )  # fmt: skip
         except BrowserNotFoundError as exc:
             raise ToolError("binary_not_found", f"Chromium could not be found: {exc}") from None
 

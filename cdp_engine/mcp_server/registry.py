@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..core.liveness import check_responsive
 from ..core.refs import NodeRef
 from .envelope import Operation, ToolError
 from .instances import Config, Instance, InstanceManager, Page
@@ -136,6 +137,7 @@ class Ctx:
                 page = await inst.new_page()
         await page.ready
         self.op.page_id = page.page_id
+        await check_responsive(page.tab)  # a page found hung fails within the probe's second
         return page
 
     def frame(self, page: Page, frame_id: str | None) -> tuple[str, bool]:

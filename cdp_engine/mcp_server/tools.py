@@ -16,6 +16,7 @@ from typing import Any
 
 from ..core.input import NotInteractableError
 from ..core.keys import UnknownKeyError
+from ..core.liveness import diagnose
 from ..core.policies import PolicyError
 from ..core.refs import StaleRefError
 from ..errors import (
@@ -23,6 +24,7 @@ from ..errors import (
     CommandTimeoutError,
     ConnectionClosedError,
     JavaScriptError,
+    RendererHungError,
 )
 from . import inspection, interaction, lifecycle, navigation, pages  # noqa: F401  (they register tools)
 from .envelope import Operation, ToolError, bound, error, success
@@ -81,9 +83,11 @@ class BrowserTools:
             async with asyncio.timeout(self.config.operation_timeout) as deadline:
                 try:
                     data = await self._run(spec, args, ctx)
-                except TimeoutError:
+                except TimeoutError as exc:
                     if deadline.expired():
                         raise
+                    if isinstance(exc, CommandTimeoutError):  # one command overran: is the page hung?
+                        raise self._map(await self._diagnose(exc, ctx), ctx) from None
                     raise ToolError("internal_error", "A browser command timed out.") from None
             envelope = success(instance_name, data, op)
         except ToolError as exc:
@@ -110,6 +114,13 @@ class BrowserTools:
         ctx.op.outcome = "unknown" if started else "not_started"
         return error(instance, exc, ctx.op)
 
+    async def _diagnose(self, exc: CommandTimeoutError, ctx: Ctx) -> CommandTimeoutError:
+        """A command of a page tool that overran: one liveness probe of the page tells a hung renderer."""
+        page = ctx.instance.by_id.get(ctx.op.page_id or "") if ctx.instance is not None else None
+        if page is None or not page.live:
+            return exc
+        return await diagnose(page.tab, exc)
+
     def _map(self, exc: Exception, ctx: Ctx) -> ToolError:
         inst: Instance | None = ctx.instance
         if isinstance(exc, PageGone):
@@ -130,6 +141,13 @@ class BrowserTools:
             if inst is not None and inst.crashed:
                 return ToolError("instance_crashed", f"Instance '{inst.name}' crashed during the operation.")
             return ToolError("internal_error", f"The page closed or crashed during the operation: {exc}")
+        if isinstance(exc, RendererHungError):
+            return ToolError(
+                "internal_error",
+                "The page is not responding: its renderer is busy in a script and answers nothing while the "
+                f"browser answers ({exc.method} got no answer within {exc.timeout:g} s). Close the page with "
+                "browser_close, or wait for the script to end and try again.",
+            )
         if isinstance(exc, CommandTimeoutError):
             return ToolError("internal_error", f"The browser did not answer in time: {exc}")
         if isinstance(exc, JavaScriptError):

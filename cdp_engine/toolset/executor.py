@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 from ..core import files as core_files
 from ..core import input, keys, scripts
 from ..core.lifecycle import wait_loaded
+from ..core.liveness import bounded
 from ..core.policies import (
     HOST_SCHEMES,
     MAX_URL_CHARS,
@@ -38,9 +39,11 @@ from ..core.refs import NodeRef, StaleRefError
 from ..core.settle import settle
 from ..errors import (
     CDPEngineError,
+    CommandTimeoutError,
     JavaScriptError,
     NavigationError,
     NavigationTimeoutError,
+    RendererHungError,
     TargetClosedError,
 )
 from ..snapshot.ax_tree import capture_ax_tree
@@ -69,6 +72,7 @@ NO_TAB = "Error: No tab is open. Call new_tab to open one."
 DIALOG_LINES_MAX = 3
 DIALOG_MESSAGE_MAX = 200
 LOAD_GRACE = 10.0  # seconds a navigation waits for `load` after the document is parsed
+REPORT_BUDGET = 1.0  # seconds of a call's deadline kept for its browser_state report (browser-level commands)
 STALE_CAUSES = {
     "unknown ref": "",
     "its frame is gone": " Its frame is gone.",
@@ -116,6 +120,8 @@ class ToolsetConfig:
     - `allowed_schemes`: the URL schemes navigate may reach (http and https; see docs/policies.md).
     - `max_image_long_edge` / `max_image_pixels`: screenshots are scaled (by Chromium, with the
       capture clip's scale) to fit; coordinates from the model are scaled back.
+    - `call_timeout`: one overall deadline per call, waiting for the call before it included; the
+      member gets all of it but REPORT_BUDGET, which the `browser_state` report keeps.
     """
 
     configs: Mapping[str, Mapping[str, Any] | None] | None = None
@@ -129,6 +135,7 @@ class ToolsetConfig:
     pixels_per_notch: int = 100
     navigation_timeout: float = 30.0
     script_timeout: float = 10.0
+    call_timeout: float = 60.0
     expose_download_paths: bool = False
     follow_popups: bool = False
 
@@ -182,7 +189,9 @@ def normalize_url(url: str, policy: NavigationPolicy = TOOLSET_NAVIGATION) -> st
         policy.check(text)
     except PolicyError as exc:
         if exc.rule == "navigation.about":
-            raise MemberError("Error: Navigation refused. Of the about: URLs only about:blank is allowed.") from None
+            raise MemberError(
+                "Error: Navigation refused. Of the about: URLs only about:blank is allowed."
+            ) from None
         if exc.rule == "navigation.length":
             raise MemberError(f"Error: That URL is too long (over {MAX_URL_CHARS:,} characters).") from None
         if exc.rule != "navigation.scheme":
@@ -408,8 +417,9 @@ class BrowserToolset:
 
     # ----- the call pipeline ------------------------------------------------------------------
 
-    async def execute(self, name: str, raw_input: Any) -> Outcome:
-        """Validate and run one member; MemberError with the model-readable text on failure."""
+    async def execute(self, name: str, raw_input: Any, *, deadline: float | None = None) -> Outcome:
+        """Validate and run one member within its deadline (loop time; default: call_timeout less the
+        report's budget from now); MemberError with the model-readable text on failure."""
         if name not in self._members:
             shown = one_line(str(name), 100).replace("'", "")
             raise MemberError(f"Error: unknown browser toolset member '{shown}'")
@@ -419,13 +429,28 @@ class BrowserToolset:
             params = validate(name, raw_input)
         except InputError as exc:
             raise MemberError(str(exc)) from None
+        loop = asyncio.get_running_loop()
+        end = deadline if deadline is not None else loop.time() + self.config.call_timeout - REPORT_BUDGET
         member = self._members[name]
         if name in TAB_MEMBERS:
-            return await member(params)
+            try:
+                async with asyncio.timeout_at(end):
+                    return await member(params)
+            except TimeoutError:
+                raise MemberError(self._overran(name)) from None
         managed = self._tab(params.get("tab_id"))
         try:
-            return await member(params, managed)
+            return await bounded(managed.tab, member(params, managed), name, end - loop.time())
         except MemberError:
+            raise
+        except RendererHungError:
+            raise MemberError(
+                f"Error: The page in tab {managed.tab_id} is not responding (a script is busy). Close it with"
+                " close_tab, or wait for the script to end and try again."
+            ) from None
+        except CommandTimeoutError as exc:
+            if exc.method == name:  # the call's own deadline, not one command's
+                raise MemberError(self._overran(name)) from None
             raise
         except TargetClosedError:
             if managed.tab.crashed:
@@ -433,6 +458,9 @@ class BrowserToolset:
                     f"Error: The tab {managed.tab_id} crashed. Close it with close_tab and open a new one."
                 ) from None
             raise MemberError(f"Error: The tab {managed.tab_id} was closed during {name}.") from None
+
+    def _overran(self, name: str) -> str:
+        return f"Error: {name} did not finish within {self.config.call_timeout:g} seconds."
 
     def collect(self, *, success: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[Dismissed]]:
         """(tabs, state changes, dismissed dialogs) since the last report; drains the queue.
@@ -450,52 +478,66 @@ class BrowserToolset:
     async def report(
         self, *, success: bool
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[Dismissed]]:
-        """collect() after letting new tabs finish attaching and reading current titles."""
+        """collect() after letting new tabs finish attaching and reading current titles (browser-level
+        commands, which a hung renderer does not stop), within REPORT_BUDGET."""
         with contextlib.suppress(Exception):
-            await self.book.settle_new_tabs(timeout=0.5)
-        with contextlib.suppress(Exception):
-            await self.book.refresh_titles()
+            async with asyncio.timeout(REPORT_BUDGET):
+                await self.book.settle_new_tabs(timeout=REPORT_BUDGET / 2)
+                await self.book.refresh_titles()
         return self.collect(success=success)
 
     async def call(self, name: str, raw_input: Any) -> tuple[list[dict[str, Any]], bool]:
-        """One member call as `tool_result` content: (content, is_error)."""
-        async with self._lock:
-            self.book.call_number += 1
-            error: str | None = None
-            outcome: Outcome = None
-            try:
-                outcome = await self.execute(name, raw_input)
-            except MemberError as exc:
-                error = exc.text
-            except Exception as exc:  # a bug or a browser failure: a fixed text, the details to the log
-                log.exception("browser toolset member %s failed", name)
-                error = f"Error: {name} failed ({type(exc).__name__})."
-            tabs, changes, dialogs = await self.report(success=error is None)
-            if error is not None:
-                self._carried += changes
-                lines = dialog_lines([*self._dialogs_pending, *dialogs])
-                self._dialogs_pending = []
-                return [text_block(error), *[text_block(line) for line in lines]], True
-            live = {t["tab_id"] for t in tabs}
-            merged = merge_changes([*self._carried, *changes], live)
-            self._carried = []
-            if name == "new_tab" and isinstance(outcome, dict):
-                opened = outcome["tab_id"]
-                held = [c for c in merged if c["type"] == "tab_opened" and c["tab_id"] != opened]
-                merged = [c for c in merged if not (c["type"] == "tab_opened" and c["tab_id"] != opened)]
-                if not any(c["type"] == "tab_opened" for c in merged):
-                    merged.append({"type": "tab_opened", "tab_id": opened})
-                self._carried = held
-            block: dict[str, Any] = {"type": "browser_state", "tabs": tabs}
-            if merged:
-                block["state_changes"] = merged
-            if name in TAB_MEMBERS:
-                self._dialogs_pending += dialogs  # a tab result is exactly one block: the lines wait
-                return [block], False
+        """One member call as `tool_result` content: (content, is_error), within call_timeout in all
+        (the wait for the call before it included)."""
+        end = asyncio.get_running_loop().time() + self.config.call_timeout
+        try:
+            async with asyncio.timeout_at(end - REPORT_BUDGET):
+                await self._lock.acquire()
+        except TimeoutError:
+            text = f"Error: {one_line(str(name), 100)} did not start within {self.config.call_timeout:g} seconds: the call before it is still running."
+            return [text_block(text)], True
+        try:
+            return await self._call(name, raw_input, end - REPORT_BUDGET)
+        finally:
+            self._lock.release()
+
+    async def _call(self, name: str, raw_input: Any, deadline: float) -> tuple[list[dict[str, Any]], bool]:
+        self.book.call_number += 1
+        error: str | None = None
+        outcome: Outcome = None
+        try:
+            outcome = await self.execute(name, raw_input, deadline=deadline)
+        except MemberError as exc:
+            error = exc.text
+        except Exception as exc:  # a bug or a browser failure: a fixed text, the details to the log
+            log.exception("browser toolset member %s failed", name)
+            error = f"Error: {name} failed ({type(exc).__name__})."
+        tabs, changes, dialogs = await self.report(success=error is None)
+        if error is not None:
+            self._carried += changes
             lines = dialog_lines([*self._dialogs_pending, *dialogs])
             self._dialogs_pending = []
-            content = self.render(name, raw_input, outcome)
-            return [*content, *[text_block(line) for line in lines], block], False
+            return [text_block(error), *[text_block(line) for line in lines]], True
+        live = {t["tab_id"] for t in tabs}
+        merged = merge_changes([*self._carried, *changes], live)
+        self._carried = []
+        if name == "new_tab" and isinstance(outcome, dict):
+            opened = outcome["tab_id"]
+            held = [c for c in merged if c["type"] == "tab_opened" and c["tab_id"] != opened]
+            merged = [c for c in merged if not (c["type"] == "tab_opened" and c["tab_id"] != opened)]
+            if not any(c["type"] == "tab_opened" for c in merged):
+                merged.append({"type": "tab_opened", "tab_id": opened})
+            self._carried = held
+        block: dict[str, Any] = {"type": "browser_state", "tabs": tabs}
+        if merged:
+            block["state_changes"] = merged
+        if name in TAB_MEMBERS:
+            self._dialogs_pending += dialogs  # a tab result is exactly one block: the lines wait
+            return [block], False
+        lines = dialog_lines([*self._dialogs_pending, *dialogs])
+        self._dialogs_pending = []
+        content = self.render(name, raw_input, outcome)
+        return [*content, *[text_block(line) for line in lines], block], False
 
     def render(self, name: str, raw_input: Any, outcome: Outcome) -> list[dict[str, Any]]:
         """A successful outcome as content blocks (the SDK renders its own the same way)."""
