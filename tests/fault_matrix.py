@@ -110,6 +110,8 @@ def index_of(state: dict[str, Any], text: str) -> int:
 def outcome(value: Any, expected: str = "") -> str:
     """`state:ok`, `state:<code>` or `raise:<ErrorType>` for what a call gave; an error of a subclass of
     the expected type is reported as the expected type (TargetClosedError is a ConnectionClosedError)."""
+    if isinstance(value, str):  # a surface case says its own result (`toolset:…`, `mcp:…`, `harness:…`)
+        return value
     if isinstance(value, BaseException):
         names = [cls.__name__ for cls in type(value).__mro__]
         return expected if expected.removeprefix("raise:") in names else f"raise:{names[0]}"
@@ -292,6 +294,107 @@ async def never_answers_link(browser: cdp_engine.Browser, pages: Pages) -> tuple
     return value, took, await _same_tab_usable(tab, before) and await usable_tab(browser, pages)
 
 
+# ----- the same faults through the other surfaces (Build 2: one deadline per call on every surface) ----------
+
+BUSY_PAGE = '<title>Busy</title><p>busy page</p><script>setTimeout(() => { while (true) {} }, 100)</script>'
+
+
+def _text(content: list[dict[str, Any]]) -> str:
+    return " ".join(block.get("text", "") for block in content if block.get("type") == "text")
+
+
+def _toolset_result(content: list[dict[str, Any]], is_error: bool) -> str:
+    text = _text(content)
+    if not is_error:
+        return "toolset:ok"
+    if "is not responding (a script is busy)" in text:
+        return "toolset:hung"
+    if "timed out" in text or "did not finish" in text:
+        return "toolset:timed-out"
+    return f"toolset:error:{text[:120]}"
+
+
+async def _toolset_case(browser: cdp_engine.Browser, pages: Pages, url: str, member: str, args: dict[str, Any]) -> tuple[Any, float, bool]:
+    from cdp_engine.toolset import BrowserToolset, ToolsetConfig
+
+    ts = await BrowserToolset(browser, config=ToolsetConfig(navigation_timeout=NAVIGATION_TIMEOUT)).start()
+    try:
+        home = pages.add(COUNTER + "<p>home page</p>")
+        assert not (await ts.call("navigate", {"url": home}))[1]
+        if url:
+            assert not (await ts.call("navigate", {"url": url}))[1]
+            await asyncio.sleep(0.3)  # the page's own timer has started its loop
+        (content, is_error), took = await timed(ts.call(member, args))
+        t0 = time.monotonic()
+        if url:  # the hung tab is closed, a new one works
+            assert not (await asyncio.wait_for(ts.call("new_tab", {}), USABLE))[1]
+            assert not (await asyncio.wait_for(ts.call("navigate", {"url": home}), USABLE))[1]
+        page, failed = await asyncio.wait_for(ts.call("get_page_text", {}), USABLE)
+        usable = not failed and "home page" in _text(page) and time.monotonic() - t0 < USABLE
+        return _toolset_result(content, is_error), took, usable and await usable_tab(browser, pages)
+    finally:
+        await asyncio.wait_for(ts.close(), 15)
+
+
+async def toolset_busy_loop(browser: cdp_engine.Browser, pages: Pages) -> tuple[Any, float, bool]:
+    return await _toolset_case(browser, pages, pages.add(BUSY_PAGE), "screenshot", {})
+
+
+async def toolset_never_answers(browser: cdp_engine.Browser, pages: Pages) -> tuple[Any, float, bool]:
+    return await _toolset_case(browser, pages, "", "navigate", {"url": pages.never()})
+
+
+async def _mcp_case(browser: cdp_engine.Browser, pages: Pages, url: str, tool: str, args: dict[str, Any]) -> tuple[Any, float, bool]:
+    from cdp_engine.mcp_server.instances import Config, InstanceManager
+    from cdp_engine.mcp_server.tools import BrowserTools
+
+    config = Config(command_timeout=COMMAND_TIMEOUT, navigation_timeout=NAVIGATION_TIMEOUT)
+    manager = InstanceManager(config, browser=browser)
+    tools = BrowserTools(manager)
+    try:
+        assert (await tools.call("browser_create_instance", {"name": "m"}))["status"] == "success"
+        home = pages.add(COUNTER + "<p>home page</p>")
+        assert (await tools.call("browser_navigate", {"instance": "m", "url": url or home}))["status"] == "success"
+        if url:
+            await asyncio.sleep(0.3)
+        env, took = await timed(tools.call(tool, {"instance": "m", **args}))
+        result = "mcp:ok" if env["status"] == "success" else f"mcp:{env['error_type']}"
+        if result == "mcp:internal_error" and env["message"].startswith("The page is not responding"):
+            result = "mcp:hung"
+        t0 = time.monotonic()
+        if url:
+            assert (await asyncio.wait_for(tools.call("browser_tabs", {"instance": "m", "action": "new"}), USABLE))["status"] == "success"
+            await asyncio.wait_for(tools.call("browser_navigate", {"instance": "m", "url": home}), USABLE)
+        snap = await asyncio.wait_for(tools.call("browser_snapshot", {"instance": "m"}), USABLE)
+        usable = snap["status"] == "success" and "home page" in str(snap["data"]) and time.monotonic() - t0 < USABLE
+        return result, took, usable and await usable_tab(browser, pages)
+    finally:
+        await asyncio.wait_for(manager.close(), 15)
+
+
+async def mcp_busy_loop(browser: cdp_engine.Browser, pages: Pages) -> tuple[Any, float, bool]:
+    return await _mcp_case(browser, pages, pages.add(BUSY_PAGE), "browser_snapshot", {})
+
+
+async def mcp_never_answers(browser: cdp_engine.Browser, pages: Pages) -> tuple[Any, float, bool]:
+    return await _mcp_case(browser, pages, "", "browser_navigate", {"url": pages.never()})
+
+
+async def harness_busy_loop(browser: cdp_engine.Browser, pages: Pages) -> tuple[Any, float, bool]:
+    from cdp_engine.harness import BrowserEnv
+
+    async with BrowserEnv(browser, prewarm=False) as env:
+        await env.reset(start_url=pages.add(BUSY_PAGE))
+        await asyncio.sleep(0.3)
+        (_obs, info), took = await timed(env.step({"action": "scroll", "direction": "down"}))
+        error = info.get("error") or {}
+        result = "harness:hung" if "renderer is not responding" in error.get("message", "") else f"harness:{error.get('code', 'ok')}"
+        t0 = time.monotonic()
+        obs = await asyncio.wait_for(env.reset(start_url=pages.add("<p>fresh episode</p>")), USABLE)
+        usable = "fresh episode" in obs["page_content"] and time.monotonic() - t0 < USABLE
+    return result, took, usable
+
+
 LARGE_COUNT = 20_000
 
 
@@ -433,6 +536,11 @@ CASES: list[Case] = [
     Case("never-answers-navigate", never_answers_navigate, "state:NAVIGATION_FAILED", NAVIGATION_TIMEOUT),
     Case("never-answers-link-click", never_answers_link, "state:ok", NAVIGATION_TIMEOUT + 1),
     Case("large-page-20000", large_page, "state:ok", COMMAND_TIMEOUT),
+    Case("toolset-busy-loop", toolset_busy_loop, "toolset:hung", COMMAND_TIMEOUT + PROBE),
+    Case("toolset-never-answers-navigate", toolset_never_answers, "toolset:timed-out", NAVIGATION_TIMEOUT),
+    Case("mcp-busy-loop", mcp_busy_loop, "mcp:hung", COMMAND_TIMEOUT + PROBE),
+    Case("mcp-never-answers-navigate", mcp_never_answers, "mcp:navigation_timeout", NAVIGATION_TIMEOUT),
+    Case("harness-busy-loop", harness_busy_loop, "harness:hung", COMMAND_TIMEOUT + PROBE),
     *_dialog_cases(),
 ]
 
