@@ -79,6 +79,83 @@ def test_per_surface_defaults() -> None:
         mcp.navigation.check("file:///etc/passwd")
 
 
+# Bracketed hosts urlsplit lets through and Chromium refuses as invalid URLs: a zone id (the URL standard
+# has none), IPvFuture, text between the ']' and the port, a '[' inside a name; and neighbours Chromium
+# accepts. Both lists are checked against real Chromium below (test_chromium_agrees_on_bracketed_hosts).
+BAD_IPV6 = [
+    "http://[fe80::1%25eth0]/", "http://[::1%251]/", "http://[fe80::1%eth0]:8080/", "http://[::1]x/",
+    "http://[::1]x:8080/", "http://[::1.2.3.4]x/", "http://[v1.x]/", "http://[vF.a:b]/", "http://x[::1]/",
+    "http://[::1]]/", "http://[::1]%20/", "https://[::1]%5D/", "http://[::1] /", "http://[1:2:3]/",
+    "http://[::1::]/", "http://[::ffff:1.2.3]/",
+]  # fmt: skip
+GOOD_IPV6 = [
+    "http://[::1]/", "http://[::1]:8080/", "http://[::1]:/", "http://[::1]", "http://[::1]?q", "http://[::1]/]",
+    "http://[::ffff:1.2.3.4]/", "http://[1:2:3:4:5:6:7::]/", "http://[ABCD::]/", "http://u:p@[::1]/",
+    "http://[::1]@x/", "http://[::1]\\x/",
+]  # fmt: skip
+
+
+def test_navigation_policy_refuses_bracketed_hosts_chromium_refuses() -> None:
+    for policies in (Policies.for_index(), Policies.for_service(), Policies.for_toolset(), Policies.for_mcp(output_dir="/tmp")):
+        for url in BAD_IPV6:
+            with pytest.raises(PolicyError, match="is not a valid URL") as info:
+                policies.navigation.check(url)
+            assert info.value.rule == "navigation.url", url
+        for url in GOOD_IPV6:
+            assert policies.navigation.check(url) == url
+    policy = NavigationPolicy()
+    with pytest.raises(PolicyError, match=r"\[fe80::1%25eth0\] has a zone id"):
+        policy.check("http://[fe80::1%25eth0]/")
+    with pytest.raises(PolicyError, match=r"\[v1\.x\] is not a valid IPv6 address"):
+        policy.check("http://[v1.x]/")
+    with pytest.raises(PolicyError, match=r"'x' follows the IPv6 address \[::1\]"):
+        policy.check("http://[::1]x/")
+    with pytest.raises(PolicyError, match=r"'\[' or '\]' outside an IPv6 address"):
+        policy.check("http://x[::1]/")
+
+
+async def test_chromium_agrees_on_bracketed_hosts(tab: cdp_engine.Tab, site: Any) -> None:
+    """The lists above are what Chromium itself does: Tab.goto (no policy) fails with net::ERR_INVALID_URL
+    for each refused URL, and Chromium's URL parser takes each allowed one."""
+    page = site.add("/policy/ipv6", "<p>ipv6</p>")
+    await tab.goto(page)
+    for url in BAD_IPV6:
+        with pytest.raises(NavigationError, match="ERR_INVALID_URL"):
+            await tab.goto(url, timeout=5)
+    urls = orjson.dumps(GOOD_IPV6 + BAD_IPV6).decode()
+    parsed = await tab.evaluate(f"{urls}.map(u => {{ try {{ return new URL(u).host }} catch {{ return null }} }})")
+    assert None not in parsed[: len(GOOD_IPV6)], list(zip(GOOD_IPV6, parsed, strict=False))
+    assert parsed[len(GOOD_IPV6) :] == [None] * len(BAD_IPV6)
+    assert tab.url == page
+
+
+async def test_every_surface_refuses_an_ipv6_zone_id(
+    browser: cdp_engine.Browser, tab: cdp_engine.Tab, mcp: Any, site: Any
+) -> None:
+    """Was let through to Chromium's bare 'invalid URL' (urlsplit keeps a zone id and text after the ']')."""
+    page = site.add("/policy/zone", "<title>zone</title><p>zone</p>")
+    await tab.goto(page)
+    ts = await BrowserToolset(browser).start()  # a context of its own
+    manager, call = await mcp()
+    try:
+        content, is_error = await ts.call("navigate", {"url": page})
+        assert not is_error, content
+        assert (await call("browser_navigate", url=page))["status"] == "success"
+        for url in ("http://[fe80::1%25eth0]/", "http://[::1%251]/", "http://[::1]x/"):
+            state = await tab.act({"action": "navigate", "url": url}, screenshot=False)
+            assert state["error"]["code"] == "ACTION_VALIDATION_FAILED", state["error"]
+            assert state["url"] == page and tab.url == page
+            content, is_error = await ts.call("navigate", {"url": url})
+            assert is_error and content[0]["text"] == "Error: That is not a valid URL.", content
+            assert ts.book.get(None).tab.url == page
+            env = await call("browser_navigate", url=url)
+            refused(env, "is not a valid URL", "navigation.url")
+            assert env["operation"]["outcome"] == "not_started"
+            assert manager.instances["t"].selected.tab.url == page
+    finally:
+        await ts.close()
+
+
 # ----- file policy (pure) ------------------------------------------------------------------------
 
 

@@ -1,8 +1,8 @@
 """Safety policies, one object each, that every surface consults instead of keeping its own rule.
 
 - `NavigationPolicy`: which URL schemes a navigation may reach (checked on the parsed URL), and
-  which URLs no browser would load anyway (longer than MAX_URL_CHARS, an invalid IPv4 or forbidden
-  host, an about: page other than about:blank), refused at validation rather than by the browser.
+  which URLs no browser would load anyway (longer than MAX_URL_CHARS, an invalid IPv4 or IPv6 or a
+  forbidden host, an about: page other than about:blank), refused at validation rather than by the browser.
 - `FilePolicy`: which folders uploads may read, and the one folder a surface may write
   (screenshots, PDFs, logs, saved downloads); paths are resolved through symlinks and `..` first.
 - `ResultBound`: the largest result a surface hands back.
@@ -14,7 +14,9 @@ vocabulary. The per-surface defaults and how to change them are in docs/policies
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 import string
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -60,6 +62,7 @@ _IDNA_IGNORED = dict.fromkeys(
     [0xAD, 0x34F, 0x1806, 0x180B, 0x180C, 0x180D, 0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, *range(0xFE00, 0xFE10)]
 )
 MAX_URL_CHARS = 2 * 1024 * 1024  # Chromium's own limit (url::kMaxURLChars): a longer URL is no URL to it
+_PORT_SUFFIX = re.compile(r"(?::[0-9]*)?")  # what may follow an IPv6 host's ']' (urlsplit checks the number)
 
 
 class PolicyError(CDPEngineError):
@@ -106,8 +109,9 @@ class NavigationPolicy:
         dropped), never prefix-matched, so `JAVASCRIPT:`, ` javascript:` or `java\\tscript:` are
         all the javascript: scheme. A view-source: URL must also be allowed for what it shows.
         URLs Chromium would refuse or block are refused here, saying why (see docs/policies.md):
-        longer than MAX_URL_CHARS ('navigation.length'), a host that is no valid IPv4 address or
-        has a forbidden character ('navigation.url'), about: other than about:blank ('navigation.about').
+        longer than MAX_URL_CHARS ('navigation.length'), a host that is no valid IPv4 address, has a
+        forbidden character or is a bracketed host Chromium refuses (a zone id as in `[fe80::1%25eth0]`,
+        `[v1.x]`, text after the `]`) ('navigation.url'), about: other than about:blank ('navigation.about').
         """
         if len(url) > MAX_URL_CHARS:
             raise PolicyError(
@@ -135,14 +139,23 @@ class NavigationPolicy:
         if scheme in HOST_SCHEMES:
             if not parts.netloc:
                 raise PolicyError("navigation.url", f"navigation to {shown} is not allowed: the URL has no host")
-            ipv6 = parts.netloc.rpartition("@")[2].startswith("[")  # checked by urlsplit
-            host = _host(parts.hostname or "") if not ipv6 else parts.hostname
-            if not host and host is not None:  # http://:80/, http://user@/, a host of only ignored characters
-                raise PolicyError("navigation.url", f"navigation to {shown} is not allowed: the URL has no host")
-            if host is None or not FORBIDDEN_HOST_CHARS.isdisjoint(host):
-                raise PolicyError("navigation.url", f"{shown} is not a valid URL: its host has a forbidden character")
-            if not ipv6 and _bad_ipv4(host):
-                raise PolicyError("navigation.url", f"{shown} is not a valid URL: {host!r} is not a valid IPv4 address")
+            hostport = parts.netloc.rpartition("@")[2]
+            if "[" in hostport or "]" in hostport:
+                fault = _ipv6_fault(hostport)
+                if fault is not None:
+                    raise PolicyError("navigation.url", f"{shown} is not a valid URL: {fault}")
+            else:
+                host = _host(parts.hostname or "")
+                if host == "":  # http://:80/, http://user@/, a host of only ignored characters
+                    raise PolicyError("navigation.url", f"navigation to {shown} is not allowed: the URL has no host")
+                if host is None or not FORBIDDEN_HOST_CHARS.isdisjoint(host):
+                    raise PolicyError(
+                        "navigation.url", f"{shown} is not a valid URL: its host has a forbidden character"
+                    )
+                if _bad_ipv4(host):
+                    raise PolicyError(
+                        "navigation.url", f"{shown} is not a valid URL: {host!r} is not a valid IPv4 address"
+                    )
         if scheme == "about" and parts.path.lower() != "blank":
             raise PolicyError(
                 "navigation.about",
@@ -180,6 +193,25 @@ def _host(hostname: str) -> str | None:
         return None
     text = unicodedata.normalize("NFKC", text).translate(_IDNA_IGNORED)
     return "".join("." if c in "\u3002\uff0e\uff61" else c for c in text).lower()
+
+
+def _ipv6_fault(hostport: str) -> str | None:
+    """What makes a host written with brackets (and the port after it) no IPv6 address Chromium takes, or
+    None. urlsplit is laxer than the URL standard and Chromium: it keeps a zone id (`[fe80::1%25eth0]`),
+    IPvFuture (`[v1.x]`) and text after the `]` (`[::1]x`), and reads `x[::1]` as the host `::1`."""
+    if not hostport.startswith("["):
+        return "its host has a '[' or ']' outside an IPv6 address"
+    address, _, rest = hostport[1:].partition("]")
+    rest = rest.partition("\\")[0]  # a backslash ends the host of a web URL, as a slash does
+    if "%" in address:
+        return f"[{address}] has a zone id (the part from '%'), which no URL may hold"
+    try:
+        ipaddress.IPv6Address(address)
+    except ValueError:
+        return f"[{address}] is not a valid IPv6 address"
+    if not _PORT_SUFFIX.fullmatch(rest):
+        return f"{rest!r} follows the IPv6 address [{address}] where only ':' and a port may"
+    return None
 
 
 def _bad_ipv4(host: str) -> bool:
