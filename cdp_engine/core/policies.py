@@ -3,8 +3,9 @@
 - `NavigationPolicy`: which URL schemes a navigation may reach (checked on the parsed URL), and
   which URLs no browser would load anyway (longer than MAX_URL_CHARS, an invalid IPv4 or IPv6 or a
   forbidden host, an about: page other than about:blank), refused at validation rather than by the browser.
-- `FilePolicy`: which folders uploads may read, and the one folder a surface may write
-  (screenshots, PDFs, logs, saved downloads); paths are resolved through symlinks and `..` first.
+- `FilePolicy`: which folders uploads may read, the one folder a surface may write (screenshots,
+  PDFs, logs, saved downloads) and the folder persistent browser profiles are made in; paths are
+  resolved through symlinks and `..` first.
 - `ResultBound`: the largest result a surface hands back.
 - `Policies`: the three together, with each surface's defaults as named constructors.
 
@@ -53,6 +54,7 @@ TOOLSET_TEXT_CAP = 50_000  # characters of page text / script output the browser
 MCP_MAX_RESULT_BYTES = 1_048_576  # BROWSER_MCP_MAX_RESULT_BYTES default: the UTF-8 JSON envelope
 MCP_MIN_RESULT_BYTES = 4096
 MAX_PATH_CHARS = 4096
+MAX_NAME_BYTES = 255  # NAME_MAX of Linux, macOS and Windows file systems: a longer name is no file name
 # Characters no host may hold (the URL standard's forbidden host code points that survive parsing);
 # Chromium refuses such a URL as invalid.
 FORBIDDEN_HOST_CHARS = frozenset("<>^|%/\x7f") | {chr(c) for c in range(32)}
@@ -259,12 +261,31 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 @dataclass(frozen=True)
+class _Folder:
+    """A folder a surface writes into, in the words of its refusals: rules `files.no_<rule>` (none
+    configured) and `files.outside_<rule>` (the real target is elsewhere, or is the folder itself)."""
+
+    rule: str
+    noun: str
+    doing: str
+    done: str
+
+
+_OUTPUT = _Folder("output_dir", "output folder", "writing files", "files are written")
+_PROFILES = _Folder("profile_root", "profile folder", "making a persistent profile", "persistent profiles are made")
+
+
+@dataclass(frozen=True)
 class FilePolicy:
     """Which folders uploads may read (`upload_roots`) and the one folder writes go to (`output_dir`).
 
-    Both are resolved (symlinks, `..`) when the policy is made, and every path is resolved the
+    `profile_root` is the folder persistent browser profiles (user-data directories) are made in:
+    a profile is a write an agent chooses, so it gets the output folder's rules in a folder of its own.
+
+    All are resolved (symlinks, `..`) when the policy is made, and every path is resolved the
     same way before it is checked. No upload roots: every upload is refused. No output folder:
-    every write is refused. `*_hint` say, in a refusal, how the user of this surface allows more.
+    every write is refused. No profile folder: every persistent profile is refused. `*_hint` say,
+    in a refusal, how the user of this surface allows more.
     """
 
     upload_roots: tuple[Path, ...] = ()
@@ -278,6 +299,8 @@ class FilePolicy:
     upload_files: tuple[Path, ...] = field(default=())
     # Uploads not checked at all (see unrestricted()): "local" resolves each path here, "remote" sends it as given.
     upload_anywhere: Literal["local", "remote"] | None = None
+    profile_root: Path | None = None
+    profile_hint: str = "pass FilePolicy(profile_root=...)"
 
     def __post_init__(self) -> None:
         roots = tuple(resolve(r) for r in self.upload_roots)
@@ -285,6 +308,8 @@ class FilePolicy:
         object.__setattr__(self, "upload_files", tuple(resolve(f) for f in self.upload_files))
         if self.output_dir is not None:
             object.__setattr__(self, "output_dir", resolve(self.output_dir))
+        if self.profile_root is not None:
+            object.__setattr__(self, "profile_root", resolve(self.profile_root))
         for folder in (resolve(f) for f in self.never_read):
             for root in roots:
                 if _inside(root, folder) or _inside(folder, root):
@@ -351,17 +376,33 @@ class FilePolicy:
     def output_path(self, path: str | os.PathLike[str]) -> Path:
         """Where a write of `path` goes: relative paths inside the output folder; PolicyError when the
         real target (symlinks and `..` resolved) is outside it."""
+        return self._inside_folder(path, self.output_dir, _OUTPUT, self.output_hint)
+
+    def profile_path(self, path: str | os.PathLike[str]) -> Path:
+        """The real folder a persistent profile of `path` is made in: relative paths inside the profile
+        folder; PolicyError when it is outside it (symlinks and `..` resolved), is the folder itself or is
+        a file."""
+        real = self._inside_folder(path, self.profile_root, _PROFILES, self.profile_hint)
+        if real.exists() and not real.is_dir():
+            raise PolicyError("files.not_a_folder", f"{os.fspath(path)!r} is a file, not a profile folder")
+        return real
+
+    def _inside_folder(self, path: str | os.PathLike[str], folder: Path | None, kind: _Folder, hint: str) -> Path:
+        """`path` resolved against `folder` (the one rule for every folder a surface writes into)."""
         text = self._valid(path)
-        if self.output_dir is None:
+        if folder is None:
             raise PolicyError(
-                "files.no_output_dir", f"writing files is not allowed: no output folder is configured ({self.output_hint})"
+                f"files.no_{kind.rule}", f"{kind.doing} is not allowed: no {kind.noun} is configured ({hint})"
             )
-        real = resolve(text, self.output_dir)
-        if real == self.output_dir or not _inside(real, self.output_dir):
+        real = resolve(text, folder)
+        if real == folder or not _inside(real, folder):
             raise PolicyError(
-                "files.outside_output_dir",
-                f"{text!r} is outside the output folder "
-                f"(policy: files are written only inside {self.output_dir}; {self.output_hint})",
+                f"files.outside_{kind.rule}",
+                f"{text!r} is outside the {kind.noun} (policy: {kind.done} only inside {folder}; {hint})",
+            )
+        if any(len(os.fsencode(part)) > MAX_NAME_BYTES for part in real.relative_to(folder).parts):
+            raise PolicyError(
+                "files.invalid_path", f"{text[:100]!r} is not a valid path: a name in it is over {MAX_NAME_BYTES} bytes"
             )
         return real
 
@@ -418,9 +459,11 @@ class Policies:
         upload_roots: Sequence[str | os.PathLike[str]] = (),
         allowed_schemes: Iterable[str] = SERVER_SCHEMES,
         max_result_bytes: int = MCP_MAX_RESULT_BYTES,
+        profile_root: str | os.PathLike[str] | None = None,
     ) -> Policies:
         """The MCP server: http(s), about: and data: navigations; uploads only from configured roots
-        (none by default); writes only inside the output folder; the envelope's byte bound."""
+        (none by default); writes only inside the output folder, persistent profiles only inside the
+        profile folder (none given: none allowed); the envelope's byte bound."""
         return cls(
             NavigationPolicy(
                 frozenset(allowed_schemes), "set BROWSER_MCP_ALLOWED_SCHEMES (Config.allowed_schemes)"
@@ -430,6 +473,8 @@ class Policies:
                 Path(output_dir),
                 "set BROWSER_MCP_UPLOAD_ROOTS (Config.upload_roots)",
                 "set BROWSER_MCP_OUTPUT_DIR (Config.output_dir)",
+                profile_root=Path(profile_root) if profile_root is not None else None,
+                profile_hint="set BROWSER_MCP_PROFILE_ROOT (Config.profile_root)",
             ),
             ResultBound(max(MCP_MIN_RESULT_BYTES, max_result_bytes), "bytes"),
         )
