@@ -22,7 +22,9 @@ fixed text of an unexpected exception; MCP: status error with an error_type from
 internal_error; HTTP: 400 with the protocol's state for a refusal, never 500); after any error the
 page is as it was (URL, a hash of document.documentElement.outerHTML and the form's values); the call
 ends within the surface's deadline (HANG_SECONDS; for MCP the fuzzed server's operation deadline,
-MCP_DEADLINE, so a valid wait for absent text ends soon); no file is written outside the output folder.
+MCP_DEADLINE, so a valid wait for absent text ends soon); no file is written outside the output folder
+(or, for MCP's persistent profiles, the profile folder: a fuzzed profile_dir that is accepted makes its
+profile there, inside the run's temporary folder, removed with it).
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ DEADLINE_SLACK = 2.0
 FIRST_FAILURES = 10
 TOKEN = "fuzz-token-0123456789abcdef"
 INSTANCE = "fz"
+PROFILE_INSTANCE = "fzp"  # browser_create_instance with a fuzzed profile_dir
 
 FORM_PAGE = """<!doctype html><html><head><meta charset=utf-8><title>fuzz form</title></head><body>
 <form id="f" onsubmit="return false">
@@ -141,6 +144,12 @@ def deep_dict(depth: int) -> Any:
     return value
 
 
+def weighted(strategies: list[st.SearchStrategy[Any]]) -> st.SearchStrategy[Any]:
+    """One of the strategies, each entry as likely as the next, so a strategy listed three times is drawn
+    three times as often. st.one_of cannot weigh: it keeps one copy of a strategy listed several times."""
+    return st.sampled_from(strategies).flatmap(lambda strategy: strategy)
+
+
 @cache
 def text_values() -> st.SearchStrategy[str]:
     return st.one_of(
@@ -154,8 +163,9 @@ def text_values() -> st.SearchStrategy[str]:
 
 @cache
 def path_values(root: Path) -> st.SearchStrategy[str]:
-    up, out = root / "uploads", root / "out"
+    up, out, profiles = root / "uploads", root / "out", root / "profiles"
     fixed = [
+        "../escape-profile", str(profiles / "link-out" / "escape-profile"), str(profiles), "profile-a",
         "../../../../etc/passwd", "..", ".", "/", "/etc/passwd", "/etc/shadow", "/proc/self/environ", "/dev/zero",
         "/dev/stdin", "~/.ssh/id_rsa", "C:\\Windows\\win.ini", "\\\\server\\share\\x", "file:///etc/passwd", "",
         "a\x00b", "\ud800.png", str(up / "link"), str(up / "dirlink" / "etc" / "passwd"), str(up / ".." / "secret.txt"),
@@ -191,7 +201,7 @@ def any_values() -> st.SearchStrategy[Any]:
         st.integers(10_000, 100_000).map(lambda n: list(range(n))),
         st.integers(1_000, 20_000).map(lambda n: {f"k{i}": i for i in range(n)}),
     )
-    return st.one_of(nested, nested, nested, deep, huge)
+    return weighted([nested, nested, nested, deep, huge])
 
 
 def typed_values(key: str, prop: dict[str, Any], root: Path) -> st.SearchStrategy[Any]:
@@ -219,7 +229,7 @@ def _typed_values(key: str, kind: str | None, root: Path) -> st.SearchStrategy[A
         pools += [st.sampled_from(NUMBERS), st.floats(allow_nan=True, allow_infinity=True)] * 2
     if kind == "string" or kind is None:
         pools += [text_values()] * 2
-    return st.one_of(*pools)
+    return weighted(pools)
 
 
 # ----- inputs from a schema -----------------------------------------------------------------------
@@ -329,12 +339,6 @@ def tool_specs(surface: str, page_url: str) -> tuple[dict[str, tuple[dict[str, A
         return {n: (doc["members"][n], doc) for n in MEMBER_NAMES}, bases, None
     tools = BrowserTools(InstanceManager(Config()))
     specs = {t["name"]: (t["inputSchema"], t["inputSchema"]) for t in tools.list_tools()}
-    # Not fuzzed: browser_create_instance's profile_dir. The server creates any folder it is given
-    # (relative to its working directory) and starts a Chromium on it; no file policy covers it yet
-    # (an open finding of this fuzz, reported for the lead), so fuzzing it would write folders anywhere.
-    create = dict(specs["browser_create_instance"][0])
-    create["properties"] = {k: v for k, v in create["properties"].items() if k != "profile_dir"}
-    specs["browser_create_instance"] = (create, create)
     bases.update({"name": "fz2", "expression": "1", "code": "return 1", "action": "list", "key": "a"})
     return specs, bases, None
 
@@ -344,14 +348,17 @@ def inputs(surface: str, page_url: str, root: Path, count: int, seed: int) -> li
     specs, bases, name_key = tool_specs(surface, page_url)
     objects = object_inputs(specs, bases, root, name_key)
     if surface == "index":
-        strategy = st.one_of(objects, objects, objects, raw_bodies(objects).map(lambda b: ("raw", b)))
+        strategy = weighted([objects, objects, objects, raw_bodies(objects).map(lambda b: ("raw", b))])
         return [(n, v) for n, v in generate(strategy, count, seed)]
     if surface == "http":
         return [("raw", b) for b in generate(raw_bodies(objects), count, seed)]
     names = st.one_of(st.sampled_from(["", "unknown", "navigate ", "__class__", "\ud800"]), text_values())
     odd_name = st.tuples(names, st.just({}))
-    strategy = st.one_of(*[objects] * 15, odd_name)
-    return generate(strategy, count, seed)
+    choices = [*[objects] * 15, odd_name]
+    if surface == "mcp":  # profile_dir is one field of sixteen of one tool of many: drawn on its own too
+        profile = st.fixed_dictionaries({"name": st.just(PROFILE_INSTANCE), "profile_dir": path_values(root)})
+        choices += [st.tuples(st.just("browser_create_instance"), profile)] * 2
+    return generate(weighted(choices), count, seed)
 
 
 def raw_bodies(objects: st.SearchStrategy[tuple[str, Any]]) -> st.SearchStrategy[bytes]:
@@ -378,7 +385,7 @@ def raw_bodies(objects: st.SearchStrategy[tuple[str, Any]]) -> st.SearchStrategy
         st.binary(max_size=64),
         text_values().map(lambda t: t.encode("utf-8", "surrogatepass")),
     )  # fmt: skip
-    return st.one_of(objects.map(dumps), objects.map(dumps), objects.map(dumps), junk)
+    return weighted([objects.map(dumps)] * 3 + [junk])
 
 
 # ----- the surfaces -------------------------------------------------------------------------------
@@ -509,7 +516,10 @@ class MCPSurface(Surface):
 
     async def start(self) -> None:
         config = Config(
-            output_dir=str(self.root / "out"), upload_roots=(str(self.root / "uploads"),), operation_timeout=MCP_DEADLINE
+            output_dir=str(self.root / "out"),
+            upload_roots=(str(self.root / "uploads"),),
+            profile_root=str(self.root / "profiles"),  # an accepted fuzzed profile_dir is made here, never elsewhere
+            operation_timeout=MCP_DEADLINE,
         )
         self.manager = InstanceManager(config, browser=self.browser)
         self.tools = BrowserTools(self.manager)
@@ -531,6 +541,8 @@ class MCPSurface(Surface):
         _, raw = await self.tools.call_raw(name, value if isinstance(value, dict) else {"value": value})
         envelope = orjson.loads(raw)
         if envelope.get("status") == "success":
+            if name == "browser_create_instance" and isinstance(value, dict) and value.get("name") != INSTANCE:
+                return await self._created(envelope["data"])
             return Verdict(False)
         kind = envelope.get("error_type")
         if envelope.get("status") != "error" or kind not in ERROR_TYPES:
@@ -538,6 +550,15 @@ class MCPSurface(Surface):
         if kind == "internal_error":
             return Verdict(True, wrong=f"internal_error: {envelope.get('message', '')[:200]}")
         return Verdict(True, nav_failure=kind in ("navigation_failed", "navigation_timeout"))
+
+    async def _created(self, summary: dict[str, Any]) -> Verdict:
+        """An accepted create: its profile must be inside the profile folder; destroyed again so the run
+        keeps its instance slots and its name (the profile stays, in the run's temporary folder)."""
+        await self.tools.call("browser_destroy_instance", {"name": summary["name"]})
+        profile = summary.get("profile_dir")
+        if profile is not None and not Path(profile).is_relative_to(self.root.resolve() / "profiles"):
+            return Verdict(False, wrong=f"a profile made outside the profile folder: {profile!r}")
+        return Verdict(False)
 
 
 class HTTPSurface(Surface):
@@ -598,25 +619,30 @@ async def serve_form() -> AsyncIterator[str]:
 
 
 def make_root() -> Path:
-    """A temporary folder: uploads/ (a file, a symlink to /etc/passwd and one to /), out/ (with a link out)."""
+    """A temporary folder: uploads/ (a file, a symlink to /etc/passwd and one to /), out/ and profiles/
+    (each with a link out)."""
     root = Path(tempfile.mkdtemp(prefix="cdp-engine-fuzz-"))
     (root / "uploads").mkdir()
     (root / "out").mkdir()
+    (root / "profiles").mkdir()
     (root / "uploads" / "a.txt").write_text("upload me")
     (root / "secret.txt").write_text("outside the upload folder")
     os.symlink("/etc/passwd", root / "uploads" / "link")
     os.symlink("/", root / "uploads" / "dirlink")
     os.symlink(str(root), root / "out" / "link-out")
+    os.symlink(str(root), root / "profiles" / "link-out")
     return root
 
 
 def _outside_files(root: Path) -> set[str]:
-    """Files in the run's folder that no call should write: everything but out/'s own files."""
+    """Files and folders in the run's folder that no call should make: everything but what is inside out/
+    and profiles/ (an accepted profile_dir's profile)."""
     found = set()
-    for folder, _, names in os.walk(root):  # never follows the symlinks (one of them points at /)
-        for name in names:
+    for folder, dirs, names in os.walk(root):  # never follows the symlinks (one of them points at /)
+        for name in names + dirs:
             path = Path(folder, name)
-            if not path.is_symlink() and not path.is_relative_to(root / "out"):
+            allowed = path.is_relative_to(root / "out") or path.is_relative_to(root / "profiles")
+            if not path.is_symlink() and not allowed:
                 found.add(str(path.relative_to(root)))
     return found
 

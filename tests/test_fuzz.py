@@ -13,7 +13,7 @@ inputs; the async tests then play them one by one. The hypothesis pytest plugin 
 Per input: no uncaught exception, the surface's error shape (index: the five codes; toolset: an
 "Error: ..." text; MCP: an envelope error_type from ERROR_TYPES, never internal_error; HTTP: 400 or
 413 with JSON, never 500), the page unchanged after every refusal (URL, outerHTML hash, form values),
-an answer within the deadline, nothing written outside the output folder.
+an answer within the deadline, nothing written outside the output folder (and MCP's profile folder).
 """
 
 from __future__ import annotations
@@ -79,7 +79,11 @@ def test_the_generators_are_seeded_and_hostile(tmp_path: Path) -> None:
     again = fuzz.inputs("toolset", url, tmp_path, 300, 3)
     assert [fuzz._short(x, 5000) for x in first] == [fuzz._short(x, 5000) for x in again]  # deep ones by type
     assert len({name for name, _ in first} & set(fuzz.MEMBER_NAMES)) >= 25
-    scalars = [s for _, value in fuzz.inputs("mcp", url, tmp_path, 600, 3) for s in _walk(value)]
+    mcp_inputs = fuzz.inputs("mcp", url, tmp_path, 600, 3)
+    # Mostly real tools: one_of weighs nothing (it keeps one copy of a repeated strategy), so odd names were half.
+    tools = {t["name"] for t in BrowserTools(InstanceManager(Config())).list_tools()}
+    assert sum(name not in tools for name, _ in mcp_inputs) < 600 * 0.2
+    scalars = [s for _, value in mcp_inputs for s in _walk(value)]
     strings = [s for s in scalars if isinstance(s, str)]
     assert any(isinstance(s, float) and math.isnan(s) for s in scalars)
     assert any(isinstance(s, float) and math.isinf(s) for s in scalars)
@@ -89,6 +93,9 @@ def test_the_generators_are_seeded_and_hostile(tmp_path: Path) -> None:
     assert any(".." in s for s in strings)
     assert any("\u202e" in s or "\u200b" in s for s in strings)
     assert any(len(s) >= 5000 for s in strings)
+    profiles = [v["profile_dir"] for name, v in mcp_inputs
+                if name == "browser_create_instance" and isinstance(v, dict) and "profile_dir" in v]  # fmt: skip
+    assert len(profiles) >= 10 and any(isinstance(p, str) and ".." in p for p in profiles), profiles
     bodies = [b for _, b in fuzz.inputs("http", url, tmp_path, 200, 3)]
     assert all(isinstance(b, bytes) for b in bodies) and any(b.startswith(b"[[[[") for b in bodies)
 

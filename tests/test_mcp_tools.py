@@ -946,12 +946,13 @@ async def test_dedicated_process_instances(make: Make, site: Any, tmp_path: Path
     bogus = await make(create=False, isolation="process", executable=str(tmp_path / "no-chromium"))
     await bogus.err("browser_create_instance", "binary_not_found", name="t")
     assert (await bogus.ok("browser_health"))["failed_launches"][0]["name"] == "t"
-    s = await make(create=False)
+    s = await make(create=False, profile_root=str(tmp_path))  # profiles are made only inside the profile folder
     profile = tmp_path / "profile"
     created = await s.ok("browser_create_instance", name="t", profile_dir=str(profile), window=[800, 600])
     assert (
         created["mode"] == "persistent" and created["isolation"] == "process" and created["page_count"] == 0
     )
+    assert created["profile_dir"] == str(profile.resolve())
     await s.err("browser_create_instance", "profile_dir_in_use", name="other", profile_dir=str(profile))
     await s.ok("browser_navigate", url=add(site, "/own-process", "<p>own</p>"))
     assert (await s.ok("browser_evaluate", expression="[innerWidth, innerHeight]"))["result"] == [800, 600]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from cdp_engine.core.policies import (
 from cdp_engine.errors import CDPEngineError, NavigationError
 from cdp_engine.index.element_index import ElementIndex
 from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
+from cdp_engine.mcp_server.instances import default_profile_root
 from cdp_engine.service import create_app
 from cdp_engine.toolset import BrowserToolset, ToolsetConfig
 from cdp_engine.toolset.executor import REFUSED_SCHEME
@@ -77,6 +79,83 @@ def test_per_surface_defaults() -> None:
     assert index.result.limit is None and toolset.files.output_dir is None and index.files.output_dir is None
     with pytest.raises(PolicyError, match="BROWSER_MCP_ALLOWED_SCHEMES"):
         mcp.navigation.check("file:///etc/passwd")
+
+
+# Bracketed hosts urlsplit lets through and Chromium refuses as invalid URLs: a zone id (the URL standard
+# has none), IPvFuture, text between the ']' and the port, a '[' inside a name; and neighbours Chromium
+# accepts. Both lists are checked against real Chromium below (test_chromium_agrees_on_bracketed_hosts).
+BAD_IPV6 = [
+    "http://[fe80::1%25eth0]/", "http://[::1%251]/", "http://[fe80::1%eth0]:8080/", "http://[::1]x/",
+    "http://[::1]x:8080/", "http://[::1.2.3.4]x/", "http://[v1.x]/", "http://[vF.a:b]/", "http://x[::1]/",
+    "http://[::1]]/", "http://[::1]%20/", "https://[::1]%5D/", "http://[::1] /", "http://[1:2:3]/",
+    "http://[::1::]/", "http://[::ffff:1.2.3]/",
+]  # fmt: skip
+GOOD_IPV6 = [
+    "http://[::1]/", "http://[::1]:8080/", "http://[::1]:/", "http://[::1]", "http://[::1]?q", "http://[::1]/]",
+    "http://[::ffff:1.2.3.4]/", "http://[1:2:3:4:5:6:7::]/", "http://[ABCD::]/", "http://u:p@[::1]/",
+    "http://[::1]@x/", "http://[::1]\\x/",
+]  # fmt: skip
+
+
+def test_navigation_policy_refuses_bracketed_hosts_chromium_refuses() -> None:
+    for policies in (Policies.for_index(), Policies.for_service(), Policies.for_toolset(), Policies.for_mcp(output_dir="/tmp")):
+        for url in BAD_IPV6:
+            with pytest.raises(PolicyError, match="is not a valid URL") as info:
+                policies.navigation.check(url)
+            assert info.value.rule == "navigation.url", url
+        for url in GOOD_IPV6:
+            assert policies.navigation.check(url) == url
+    policy = NavigationPolicy()
+    with pytest.raises(PolicyError, match=r"\[fe80::1%25eth0\] has a zone id"):
+        policy.check("http://[fe80::1%25eth0]/")
+    with pytest.raises(PolicyError, match=r"\[v1\.x\] is not a valid IPv6 address"):
+        policy.check("http://[v1.x]/")
+    with pytest.raises(PolicyError, match=r"'x' follows the IPv6 address \[::1\]"):
+        policy.check("http://[::1]x/")
+    with pytest.raises(PolicyError, match=r"'\[' or '\]' outside an IPv6 address"):
+        policy.check("http://x[::1]/")
+
+
+async def test_chromium_agrees_on_bracketed_hosts(tab: cdp_engine.Tab, site: Any) -> None:
+    """The lists above are what Chromium itself does: Tab.goto (no policy) fails with net::ERR_INVALID_URL
+    for each refused URL, and Chromium's URL parser takes each allowed one."""
+    page = site.add("/policy/ipv6", "<p>ipv6</p>")
+    await tab.goto(page)
+    for url in BAD_IPV6:
+        with pytest.raises(NavigationError, match="ERR_INVALID_URL"):
+            await tab.goto(url, timeout=5)
+    urls = orjson.dumps(GOOD_IPV6 + BAD_IPV6).decode()
+    parsed = await tab.evaluate(f"{urls}.map(u => {{ try {{ return new URL(u).host }} catch {{ return null }} }})")
+    assert None not in parsed[: len(GOOD_IPV6)], list(zip(GOOD_IPV6, parsed, strict=False))
+    assert parsed[len(GOOD_IPV6) :] == [None] * len(BAD_IPV6)
+    assert tab.url == page
+
+
+async def test_every_surface_refuses_an_ipv6_zone_id(
+    browser: cdp_engine.Browser, tab: cdp_engine.Tab, mcp: Any, site: Any
+) -> None:
+    """Was let through to Chromium's bare 'invalid URL' (urlsplit keeps a zone id and text after the ']')."""
+    page = site.add("/policy/zone", "<title>zone</title><p>zone</p>")
+    await tab.goto(page)
+    ts = await BrowserToolset(browser).start()  # a context of its own
+    manager, call = await mcp()
+    try:
+        content, is_error = await ts.call("navigate", {"url": page})
+        assert not is_error, content
+        assert (await call("browser_navigate", url=page))["status"] == "success"
+        for url in ("http://[fe80::1%25eth0]/", "http://[::1%251]/", "http://[::1]x/"):
+            state = await tab.act({"action": "navigate", "url": url}, screenshot=False)
+            assert state["error"]["code"] == "ACTION_VALIDATION_FAILED", state["error"]
+            assert state["url"] == page and tab.url == page
+            content, is_error = await ts.call("navigate", {"url": url})
+            assert is_error and content[0]["text"] == "Error: That is not a valid URL.", content
+            assert ts.book.get(None).tab.url == page
+            env = await call("browser_navigate", url=url)
+            refused(env, "is not a valid URL", "navigation.url")
+            assert env["operation"]["outcome"] == "not_started"
+            assert manager.instances["t"].selected.tab.url == page
+    finally:
+        await ts.close()
 
 
 # ----- file policy (pure) ------------------------------------------------------------------------
@@ -146,6 +225,61 @@ def test_writes_only_inside_the_output_folder(tree: dict[str, Path]) -> None:
     with pytest.raises(PolicyError) as info:
         FilePolicy().output_path(out / "x")
     assert info.value.rule == "files.no_output_dir"
+
+
+def test_profiles_only_inside_the_profile_folder(tree: dict[str, Path]) -> None:
+    """A persistent profile folder is a write an agent chooses: the output folder's rules, its own folder."""
+    root, out = tree["root"], tree["out"]
+    profiles = root / "profiles"  # need not exist yet: the surface makes it with the first profile
+    policy = FilePolicy(profile_root=profiles, profile_hint="set P")
+    assert policy.profile_path("work") == profiles / "work"  # relative: inside the profile folder
+    assert policy.profile_path("a/../b/c") == profiles / "b" / "c"
+    assert policy.profile_path(profiles / "x") == profiles / "x"
+    assert not profiles.exists()  # checking makes nothing
+    profiles.mkdir()
+    (profiles / "link-out").symlink_to(out)
+    (profiles / "file").write_text("not a folder")
+    for path in ("../x", "a/../../x", str(root / "x"), "/etc", str(profiles), ".", "link-out", "link-out/p", "~"):
+        with pytest.raises(PolicyError, match=r"outside the profile folder.*set P") as info:
+            policy.profile_path(path)
+        assert info.value.rule == "files.outside_profile_root", path
+    for path in ("", "a\x00b", "\ud800", "x" * 5000, "x" * 256, "ok/" + "y" * 300):
+        with pytest.raises(PolicyError) as info:
+            policy.profile_path(path)
+        assert info.value.rule == "files.invalid_path", path
+    assert policy.profile_path("é" * 127) == profiles / ("é" * 127)  # 254 bytes: a name
+    with pytest.raises(PolicyError) as info:
+        policy.profile_path("file")
+    assert info.value.rule == "files.not_a_folder"
+    with pytest.raises(PolicyError, match=r"no profile folder is configured .set P") as info:
+        FilePolicy(profile_hint="set P").profile_path("work")
+    assert info.value.rule == "files.no_profile_root"
+    # One rule for both folders a surface writes into: output_path refuses an impossible name too (it was
+    # the MCP server's internal_error from the failed write).
+    with pytest.raises(PolicyError) as info:
+        FilePolicy(output_dir=out).output_path("x" * 300 + ".png")
+    assert info.value.rule == "files.invalid_path"
+    mcp = Policies.for_mcp(output_dir=out, profile_root=profiles).files
+    assert mcp.profile_root == profiles and mcp.output_dir == out
+    with pytest.raises(PolicyError, match=r"BROWSER_MCP_PROFILE_ROOT \(Config.profile_root\)"):
+        mcp.profile_path("/etc")
+    assert Policies.for_mcp(output_dir=out).files.profile_root is None
+    assert sorted(os.listdir(profiles)) == ["file", "link-out"]
+    assert sorted(os.listdir(out)) == ["dir-link", "escape.png"]
+
+
+def test_mcp_profile_root_defaults_to_the_users_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert default_profile_root({"XDG_CACHE_HOME": "/c"}) == Path("/c/cdp-engine/mcp-profiles")
+    home = Path.home() / ".cache" / "cdp-engine" / "mcp-profiles"
+    assert default_profile_root({}) == default_profile_root({"XDG_CACHE_HOME": "relative"}) == home
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    files = Config().policies(str(tmp_path / "out")).files
+    assert files.profile_root == tmp_path / "cdp-engine" / "mcp-profiles"
+    assert not files.profile_root.exists()  # made with the first persistent profile, not before
+    configured = Config.from_env({"BROWSER_MCP_PROFILE_ROOT": str(tmp_path / "p")})
+    assert configured.profile_root == str(tmp_path / "p")
+    assert configured.policies(str(tmp_path)).files.profile_root == tmp_path / "p"
 
 
 # ----- MCP refuses what the toolset refuses --------------------------------------------------------
@@ -249,6 +383,9 @@ async def test_mcp_writes_only_inside_the_output_folder(mcp: Any, site: Any, tmp
         refused(await call("browser_pdf_save", file_path=bad), "outside the output folder")
         refused(await call("browser_console_messages", path=bad), "outside the output folder")
         refused(await call("browser_network_requests", path=bad), "outside the output folder")
+    # A name no file system takes: was internal_error ("Could not write ...") from the failed write.
+    refused(await call("browser_screenshot", path="x" * 300 + ".png"), "[rule files.invalid_path]", "255 bytes")
+    refused(await call("browser_pdf_save", file_path="sub/" + "y" * 256), "[rule files.invalid_path]")
     assert sorted(os.listdir(elsewhere)) == [] and sorted(os.listdir(out)) == ["escape.png"]
     shot = await call("browser_screenshot", path="shot.png")  # relative: inside the output folder
     assert shot["data"]["path"] == str(out / "shot.png") and (out / "shot.png").read_bytes()[:4] == b"\x89PNG"
@@ -273,6 +410,59 @@ async def test_mcp_writes_only_inside_the_output_folder(mcp: Any, site: Any, tmp
     assert temp is not None and temp.is_dir() and temp != out
     refused(await call("browser_screenshot", path=str(tmp_path / "x.png")), "outside the output folder")
     assert (await call("browser_screenshot", path="x.png"))["data"]["path"] == str(temp / "x.png")
+
+
+async def test_mcp_profiles_only_inside_the_profile_folder(mcp: Any, site: Any, tmp_path: Path) -> None:
+    """profile_dir made folders anywhere (Path(profile_dir).mkdir, relative to the server's working folder)."""
+    root, outside = tmp_path / "profiles", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (root / "link-out").symlink_to(outside)
+    manager, call = await mcp(profile_root=str(root))
+    created = await call("browser_create_instance", name="p", profile_dir="work")
+    assert created["status"] == "success", created
+    assert created["data"]["profile_dir"] == str(root / "work") and created["data"]["mode"] == "persistent"
+    assert created["data"]["isolation"] == "process"
+    navigated = await call("browser_navigate", instance="p", url=site.add("/policy/profile", "<p>p</p>"))
+    assert navigated["status"] == "success", navigated
+    assert os.listdir(root / "work")  # Chromium keeps its profile there
+    assert (root / "work").stat().st_mode & 0o777 == 0o700  # cookies and saved logins: this user only
+    # The same folder however it is spelled: in use while the instance lives.
+    for spelling in ("work", str(root / "work"), "x/../work", "./work/"):
+        env = await call("browser_create_instance", name="q", profile_dir=spelling)
+        assert env["error_type"] == "profile_dir_in_use" and str(root / "work") in env["message"], env
+    for bad, rule in (
+        ("../escape", "files.outside_profile_root"),
+        (str(tmp_path / "abs"), "files.outside_profile_root"),
+        ("/tmp/cdp-engine-profile-escape", "files.outside_profile_root"),
+        ("link-out/p", "files.outside_profile_root"),  # a symlink inside the folder pointing out
+        ("link-out", "files.outside_profile_root"),
+        (str(root), "files.outside_profile_root"),  # the folder itself
+        ("a\x00b", "files.invalid_path"),
+        ("y" * 300, "files.invalid_path"),
+    ):
+        env = await call("browser_create_instance", name="q", profile_dir=bad)
+        message = refused(env, f"[rule {rule}]")
+        if rule == "files.outside_profile_root":
+            assert "BROWSER_MCP_PROFILE_ROOT" in message  # says how to allow
+        assert env["operation"]["outcome"] == "not_started", env
+    # A lone surrogate is refused as an argument, before any policy.
+    refused(await call("browser_create_instance", name="q", profile_dir="\ud800"))
+    assert not os.path.exists("/tmp/cdp-engine-profile-escape")
+    assert sorted(os.listdir(tmp_path)) == ["outside", "profiles"] and os.listdir(outside) == []
+    assert sorted(os.listdir(root)) == ["link-out", "work"]
+    assert [i["name"] for i in manager.summaries()] == ["t", "p"]
+    assert not manager.failed_launches
+    # The profile survives destroy and is free again.
+    tools = BrowserTools(manager)
+    assert (await tools.call("browser_destroy_instance", {"name": "p"}))["status"] == "success"
+    assert os.listdir(root / "work")
+    again = await call("browser_create_instance", name="q", profile_dir=str(root / "work"))
+    assert again["status"] == "success" and again["data"]["profile_dir"] == str(root / "work"), again
+    assert (await tools.call("browser_destroy_instance", {"name": "q"}))["status"] == "success"
+    # "" is no profile (upstream's reading): an ephemeral instance.
+    ephemeral = await call("browser_create_instance", name="e", profile_dir="")
+    assert ephemeral["data"]["mode"] == "ephemeral" and ephemeral["data"]["profile_dir"] is None, ephemeral
 
 
 # ----- chrome://settings through every surface ------------------------------------------------------

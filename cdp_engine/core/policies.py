@@ -1,10 +1,11 @@
 """Safety policies, one object each, that every surface consults instead of keeping its own rule.
 
 - `NavigationPolicy`: which URL schemes a navigation may reach (checked on the parsed URL), and
-  which URLs no browser would load anyway (longer than MAX_URL_CHARS, an invalid IPv4 or forbidden
-  host, an about: page other than about:blank), refused at validation rather than by the browser.
-- `FilePolicy`: which folders uploads may read, and the one folder a surface may write
-  (screenshots, PDFs, logs, saved downloads); paths are resolved through symlinks and `..` first.
+  which URLs no browser would load anyway (longer than MAX_URL_CHARS, an invalid IPv4 or IPv6 or a
+  forbidden host, an about: page other than about:blank), refused at validation rather than by the browser.
+- `FilePolicy`: which folders uploads may read, the one folder a surface may write (screenshots,
+  PDFs, logs, saved downloads) and the folder persistent browser profiles are made in; paths are
+  resolved through symlinks and `..` first.
 - `ResultBound`: the largest result a surface hands back.
 - `Policies`: the three together, with each surface's defaults as named constructors.
 
@@ -14,7 +15,9 @@ vocabulary. The per-surface defaults and how to change them are in docs/policies
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 import string
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -51,6 +54,7 @@ TOOLSET_TEXT_CAP = 50_000  # characters of page text / script output the browser
 MCP_MAX_RESULT_BYTES = 1_048_576  # BROWSER_MCP_MAX_RESULT_BYTES default: the UTF-8 JSON envelope
 MCP_MIN_RESULT_BYTES = 4096
 MAX_PATH_CHARS = 4096
+MAX_NAME_BYTES = 255  # NAME_MAX of Linux, macOS and Windows file systems: a longer name is no file name
 # Characters no host may hold (the URL standard's forbidden host code points that survive parsing);
 # Chromium refuses such a URL as invalid.
 FORBIDDEN_HOST_CHARS = frozenset("<>^|%/\x7f") | {chr(c) for c in range(32)}
@@ -60,6 +64,7 @@ _IDNA_IGNORED = dict.fromkeys(
     [0xAD, 0x34F, 0x1806, 0x180B, 0x180C, 0x180D, 0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, *range(0xFE00, 0xFE10)]
 )
 MAX_URL_CHARS = 2 * 1024 * 1024  # Chromium's own limit (url::kMaxURLChars): a longer URL is no URL to it
+_PORT_SUFFIX = re.compile(r"(?::[0-9]*)?")  # what may follow an IPv6 host's ']' (urlsplit checks the number)
 
 
 class PolicyError(CDPEngineError):
@@ -106,8 +111,9 @@ class NavigationPolicy:
         dropped), never prefix-matched, so `JAVASCRIPT:`, ` javascript:` or `java\\tscript:` are
         all the javascript: scheme. A view-source: URL must also be allowed for what it shows.
         URLs Chromium would refuse or block are refused here, saying why (see docs/policies.md):
-        longer than MAX_URL_CHARS ('navigation.length'), a host that is no valid IPv4 address or
-        has a forbidden character ('navigation.url'), about: other than about:blank ('navigation.about').
+        longer than MAX_URL_CHARS ('navigation.length'), a host that is no valid IPv4 address, has a
+        forbidden character or is a bracketed host Chromium refuses (a zone id as in `[fe80::1%25eth0]`,
+        `[v1.x]`, text after the `]`) ('navigation.url'), about: other than about:blank ('navigation.about').
         """
         if len(url) > MAX_URL_CHARS:
             raise PolicyError(
@@ -135,14 +141,23 @@ class NavigationPolicy:
         if scheme in HOST_SCHEMES:
             if not parts.netloc:
                 raise PolicyError("navigation.url", f"navigation to {shown} is not allowed: the URL has no host")
-            ipv6 = parts.netloc.rpartition("@")[2].startswith("[")  # checked by urlsplit
-            host = _host(parts.hostname or "") if not ipv6 else parts.hostname
-            if not host and host is not None:  # http://:80/, http://user@/, a host of only ignored characters
-                raise PolicyError("navigation.url", f"navigation to {shown} is not allowed: the URL has no host")
-            if host is None or not FORBIDDEN_HOST_CHARS.isdisjoint(host):
-                raise PolicyError("navigation.url", f"{shown} is not a valid URL: its host has a forbidden character")
-            if not ipv6 and _bad_ipv4(host):
-                raise PolicyError("navigation.url", f"{shown} is not a valid URL: {host!r} is not a valid IPv4 address")
+            hostport = parts.netloc.rpartition("@")[2]
+            if "[" in hostport or "]" in hostport:
+                fault = _ipv6_fault(hostport)
+                if fault is not None:
+                    raise PolicyError("navigation.url", f"{shown} is not a valid URL: {fault}")
+            else:
+                host = _host(parts.hostname or "")
+                if host == "":  # http://:80/, http://user@/, a host of only ignored characters
+                    raise PolicyError("navigation.url", f"navigation to {shown} is not allowed: the URL has no host")
+                if host is None or not FORBIDDEN_HOST_CHARS.isdisjoint(host):
+                    raise PolicyError(
+                        "navigation.url", f"{shown} is not a valid URL: its host has a forbidden character"
+                    )
+                if _bad_ipv4(host):
+                    raise PolicyError(
+                        "navigation.url", f"{shown} is not a valid URL: {host!r} is not a valid IPv4 address"
+                    )
         if scheme == "about" and parts.path.lower() != "blank":
             raise PolicyError(
                 "navigation.about",
@@ -180,6 +195,25 @@ def _host(hostname: str) -> str | None:
         return None
     text = unicodedata.normalize("NFKC", text).translate(_IDNA_IGNORED)
     return "".join("." if c in "\u3002\uff0e\uff61" else c for c in text).lower()
+
+
+def _ipv6_fault(hostport: str) -> str | None:
+    """What makes a host written with brackets (and the port after it) no IPv6 address Chromium takes, or
+    None. urlsplit is laxer than the URL standard and Chromium: it keeps a zone id (`[fe80::1%25eth0]`),
+    IPvFuture (`[v1.x]`) and text after the `]` (`[::1]x`), and reads `x[::1]` as the host `::1`."""
+    if not hostport.startswith("["):
+        return "its host has a '[' or ']' outside an IPv6 address"
+    address, _, rest = hostport[1:].partition("]")
+    rest = rest.partition("\\")[0]  # a backslash ends the host of a web URL, as a slash does
+    if "%" in address:
+        return f"[{address}] has a zone id (the part from '%'), which no URL may hold"
+    try:
+        ipaddress.IPv6Address(address)
+    except ValueError:
+        return f"[{address}] is not a valid IPv6 address"
+    if not _PORT_SUFFIX.fullmatch(rest):
+        return f"{rest!r} follows the IPv6 address [{address}] where only ':' and a port may"
+    return None
 
 
 def _bad_ipv4(host: str) -> bool:
@@ -227,12 +261,31 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 @dataclass(frozen=True)
+class _Folder:
+    """A folder a surface writes into, in the words of its refusals: rules `files.no_<rule>` (none
+    configured) and `files.outside_<rule>` (the real target is elsewhere, or is the folder itself)."""
+
+    rule: str
+    noun: str
+    doing: str
+    done: str
+
+
+_OUTPUT = _Folder("output_dir", "output folder", "writing files", "files are written")
+_PROFILES = _Folder("profile_root", "profile folder", "making a persistent profile", "persistent profiles are made")
+
+
+@dataclass(frozen=True)
 class FilePolicy:
     """Which folders uploads may read (`upload_roots`) and the one folder writes go to (`output_dir`).
 
-    Both are resolved (symlinks, `..`) when the policy is made, and every path is resolved the
+    `profile_root` is the folder persistent browser profiles (user-data directories) are made in:
+    a profile is a write an agent chooses, so it gets the output folder's rules in a folder of its own.
+
+    All are resolved (symlinks, `..`) when the policy is made, and every path is resolved the
     same way before it is checked. No upload roots: every upload is refused. No output folder:
-    every write is refused. `*_hint` say, in a refusal, how the user of this surface allows more.
+    every write is refused. No profile folder: every persistent profile is refused. `*_hint` say,
+    in a refusal, how the user of this surface allows more.
     """
 
     upload_roots: tuple[Path, ...] = ()
@@ -246,6 +299,8 @@ class FilePolicy:
     upload_files: tuple[Path, ...] = field(default=())
     # Uploads not checked at all (see unrestricted()): "local" resolves each path here, "remote" sends it as given.
     upload_anywhere: Literal["local", "remote"] | None = None
+    profile_root: Path | None = None
+    profile_hint: str = "pass FilePolicy(profile_root=...)"
 
     def __post_init__(self) -> None:
         roots = tuple(resolve(r) for r in self.upload_roots)
@@ -253,6 +308,8 @@ class FilePolicy:
         object.__setattr__(self, "upload_files", tuple(resolve(f) for f in self.upload_files))
         if self.output_dir is not None:
             object.__setattr__(self, "output_dir", resolve(self.output_dir))
+        if self.profile_root is not None:
+            object.__setattr__(self, "profile_root", resolve(self.profile_root))
         for folder in (resolve(f) for f in self.never_read):
             for root in roots:
                 if _inside(root, folder) or _inside(folder, root):
@@ -319,17 +376,33 @@ class FilePolicy:
     def output_path(self, path: str | os.PathLike[str]) -> Path:
         """Where a write of `path` goes: relative paths inside the output folder; PolicyError when the
         real target (symlinks and `..` resolved) is outside it."""
+        return self._inside_folder(path, self.output_dir, _OUTPUT, self.output_hint)
+
+    def profile_path(self, path: str | os.PathLike[str]) -> Path:
+        """The real folder a persistent profile of `path` is made in: relative paths inside the profile
+        folder; PolicyError when it is outside it (symlinks and `..` resolved), is the folder itself or is
+        a file."""
+        real = self._inside_folder(path, self.profile_root, _PROFILES, self.profile_hint)
+        if real.exists() and not real.is_dir():
+            raise PolicyError("files.not_a_folder", f"{os.fspath(path)!r} is a file, not a profile folder")
+        return real
+
+    def _inside_folder(self, path: str | os.PathLike[str], folder: Path | None, kind: _Folder, hint: str) -> Path:
+        """`path` resolved against `folder` (the one rule for every folder a surface writes into)."""
         text = self._valid(path)
-        if self.output_dir is None:
+        if folder is None:
             raise PolicyError(
-                "files.no_output_dir", f"writing files is not allowed: no output folder is configured ({self.output_hint})"
+                f"files.no_{kind.rule}", f"{kind.doing} is not allowed: no {kind.noun} is configured ({hint})"
             )
-        real = resolve(text, self.output_dir)
-        if real == self.output_dir or not _inside(real, self.output_dir):
+        real = resolve(text, folder)
+        if real == folder or not _inside(real, folder):
             raise PolicyError(
-                "files.outside_output_dir",
-                f"{text!r} is outside the output folder "
-                f"(policy: files are written only inside {self.output_dir}; {self.output_hint})",
+                f"files.outside_{kind.rule}",
+                f"{text!r} is outside the {kind.noun} (policy: {kind.done} only inside {folder}; {hint})",
+            )
+        if any(len(os.fsencode(part)) > MAX_NAME_BYTES for part in real.relative_to(folder).parts):
+            raise PolicyError(
+                "files.invalid_path", f"{text[:100]!r} is not a valid path: a name in it is over {MAX_NAME_BYTES} bytes"
             )
         return real
 
@@ -386,9 +459,11 @@ class Policies:
         upload_roots: Sequence[str | os.PathLike[str]] = (),
         allowed_schemes: Iterable[str] = SERVER_SCHEMES,
         max_result_bytes: int = MCP_MAX_RESULT_BYTES,
+        profile_root: str | os.PathLike[str] | None = None,
     ) -> Policies:
         """The MCP server: http(s), about: and data: navigations; uploads only from configured roots
-        (none by default); writes only inside the output folder; the envelope's byte bound."""
+        (none by default); writes only inside the output folder, persistent profiles only inside the
+        profile folder (none given: none allowed); the envelope's byte bound."""
         return cls(
             NavigationPolicy(
                 frozenset(allowed_schemes), "set BROWSER_MCP_ALLOWED_SCHEMES (Config.allowed_schemes)"
@@ -398,6 +473,8 @@ class Policies:
                 Path(output_dir),
                 "set BROWSER_MCP_UPLOAD_ROOTS (Config.upload_roots)",
                 "set BROWSER_MCP_OUTPUT_DIR (Config.output_dir)",
+                profile_root=Path(profile_root) if profile_root is not None else None,
+                profile_hint="set BROWSER_MCP_PROFILE_ROOT (Config.profile_root)",
             ),
             ResultBound(max(MCP_MIN_RESULT_BYTES, max_result_bytes), "bytes"),
         )

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import os
+import sys
 import tempfile
 import time
 import uuid
@@ -29,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..cdp.connection import CDPSession
 from ..core import emulation, files, network, observers
 from ..core.browser import Browser, BrowserContext, Tab
-from ..core.policies import SERVER_SCHEMES, Policies
+from ..core.policies import SERVER_SCHEMES, FilePolicy, Policies
 from ..core.records import Dialog, Download
 from ..core.refs import RefRegistry
 from ..core.worlds import Worlds
@@ -68,6 +70,21 @@ def _flag(value: str) -> bool:
     if lowered in ("0", "false", "no", "off"):
         return False
     raise ValueError(value)
+
+
+def default_profile_root(env: Mapping[str, str] | None = None) -> Path:
+    """Where persistent profiles are made when BROWSER_MCP_PROFILE_ROOT is not set: a per-user folder
+    that outlives the server, in the user's cache folder as playwright-mcp keeps its profile
+    ($XDG_CACHE_HOME or ~/.cache; ~/Library/Caches on macOS; %LOCALAPPDATA% on Windows)."""
+    env = os.environ if env is None else env
+    if sys.platform == "win32" and env.get("LOCALAPPDATA"):
+        cache = Path(env["LOCALAPPDATA"])
+    elif sys.platform == "darwin":
+        cache = Path.home() / "Library" / "Caches"
+    else:
+        xdg = env.get("XDG_CACHE_HOME", "")
+        cache = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"  # a relative one is ignored (XDG)
+    return cache / "cdp-engine" / "mcp-profiles"
 
 
 def _env(env: Mapping[str, str], name: str, default: Any, kind: Callable[[str], Any]) -> Any:
@@ -116,10 +133,12 @@ class Config:
     port: int | None = None
     # Policies (docs/policies.md): where screenshots, PDFs, exports and saved downloads are written
     # (None: a temporary folder per server; relative paths land inside it), which folders uploads may
-    # read (none: uploads refused) and which URL schemes navigations may reach.
+    # read (none: uploads refused), which URL schemes navigations may reach, and where persistent
+    # profiles (browser_create_instance's profile_dir) are made (None: default_profile_root()).
     output_dir: str | None = None
     upload_roots: tuple[str, ...] = ()
     allowed_schemes: tuple[str, ...] = tuple(sorted(SERVER_SCHEMES))
+    profile_root: str | None = None
 
     def __post_init__(self) -> None:
         self.max_result_bytes = max(MIN_MAX_RESULT_BYTES, self.max_result_bytes)
@@ -140,6 +159,7 @@ class Config:
             upload_roots=self.upload_roots,
             allowed_schemes=self.allowed_schemes,
             max_result_bytes=self.max_result_bytes,
+            profile_root=self.profile_root or default_profile_root(),
         )
 
     @classmethod
@@ -161,6 +181,7 @@ class Config:
             "reaper_interval": _env(env, "REAPER_INTERVAL_SECONDS", 30.0, float),
             "isolation": _env(env, "ISOLATION", "context", str),
             "output_dir": _env(env, "OUTPUT_DIR", None, str),
+            "profile_root": _env(env, "PROFILE_ROOT", None, str),
             "upload_roots": _env(env, "UPLOAD_ROOTS", (), lambda v: tuple(p for p in v.split(os.pathsep) if p)),
             "allowed_schemes": _env(
                 env, "ALLOWED_SCHEMES", tuple(sorted(SERVER_SCHEMES)),
@@ -650,8 +671,9 @@ def _remote_text(obj: dict[str, Any]) -> str:
     return str(obj.get("description") or obj.get("unserializableValue") or obj.get("type", ""))
 
 
-def _parse_options(options: dict[str, Any]) -> InstanceOptions:
-    """browser_create_instance's options, checked: invalid_params or unsupported_capability."""
+def _parse_options(options: dict[str, Any], files: FilePolicy) -> InstanceOptions:
+    """browser_create_instance's options, checked: invalid_params or unsupported_capability; a profile_dir
+    becomes the real folder inside the profile folder (PolicyError otherwise, the tools' invalid_params)."""
     headless = options.get("headless")
     if headless == "virtual":
         raise ToolError(
@@ -682,8 +704,24 @@ def _parse_options(options: dict[str, Any]) -> InstanceOptions:
         window=window,
         block_images=bool(options.get("block_images")),
         locale=options.get("locale"),
-        profile_dir=options.get("profile_dir"),
+        # "" is none given, as upstream reads it
+        profile_dir=str(files.profile_path(options["profile_dir"])) if options.get("profile_dir") else None,
     )
+
+
+def make_profile(profile: Path, root: Path | None) -> None:
+    """The profile folder (the file policy checked it is inside root) and the root, readable by this user
+    only: a profile holds cookies and saved logins."""
+    try:
+        if root is not None:
+            root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        profile.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        caller = exc.errno in (errno.ENOTDIR, errno.EEXIST, errno.ENAMETOOLONG, errno.EINVAL)
+        raise ToolError(
+            "invalid_params" if caller else "internal_error",
+            f"Profile directory '{profile}' could not be made: {exc.strerror or exc}.",
+        ) from None
 
 
 def instance_key(name: str, owner: str | None) -> str:
@@ -826,8 +864,8 @@ class InstanceManager:
                 "instance_limit_exceeded",
                 f"Instance limit of {self.config.max_instances} reached; destroy an instance first.",
             )  # server-wide, also under per-session ownership
-        opts = _parse_options(options)
-        profile_key = str(Path(opts.profile_dir).resolve()) if opts.profile_dir else None
+        opts = _parse_options(options, self.policies.files)
+        profile_key = opts.profile_dir  # resolved: one folder however it is spelled
         if profile_key is not None and profile_key in self._profiles:
             holder, holder_owner = self._profiles[profile_key]
             by = f"instance '{holder}'" if holder_owner == owner else "another session's instance"
@@ -870,8 +908,8 @@ class InstanceManager:
             return Instance(self, name, browser, context, owns_browser=False, options=opts)
         args: list[str] = []
         if opts.profile_dir:
-            Path(opts.profile_dir).mkdir(parents=True, exist_ok=True)
-            args.append(f"--user-data-dir={Path(opts.profile_dir).resolve()}")
+            make_profile(Path(opts.profile_dir), self.policies.files.profile_root)
+            args.append(f"--user-data-dir={opts.profile_dir}")
         if opts.proxy:
             args.append(f"--proxy-server={opts.proxy['server']}")
             if opts.proxy.get("bypass"):
@@ -951,7 +989,7 @@ class InstanceManager:
         finally:
             self._reserved.pop(key, None)
             if instance.options.profile_dir:
-                self._profiles.pop(str(Path(instance.options.profile_dir).resolve()), None)
+                self._profiles.pop(instance.options.profile_dir, None)
 
     def summaries(self, owner: str | None = None) -> list[dict[str, Any]]:
         """The instances the owner sees (all of them when ownership is off: every owner is None)."""
