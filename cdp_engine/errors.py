@@ -66,6 +66,11 @@ class NavigationError(CDPEngineError):
         super().__init__(f"navigation to {url} failed: {error_text}")
         self.url = url
         self.error_text = error_text
+        # Where the failure left the tab, set by core/navigation.py (a failed navigation leaves the tab on its
+        # page); the raw Tab.goto/back/forward/reload leave these at their defaults.
+        self.replaced = False  # the old document is gone: the page was loaded again, or the tab shows another
+        self.on_page = True  # the tab is on the page (history entry) it was on before the navigation
+        self.page_url: str | None = None  # the tab's URL afterwards
 
 
 class NavigationTimeoutError(NavigationError, TimeoutError):

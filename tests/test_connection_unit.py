@@ -371,6 +371,33 @@ async def test_attached_target_becomes_a_flat_session_with_its_info_and_hooks() 
     assert transport.sent[-1]["sessionId"] == "S1"
 
 
+async def test_side_session_is_made_but_no_hook_hears_of_it() -> None:
+    """attach_side_session: a second session on an attached target (core/navigation.py intercepts there), which
+    is no new target: the attach and detach hooks (the Browser's tabs, the harness's popups) never see it."""
+    transport: MockTransport
+
+    def handler(method: str, params: dict[str, Any], session_id: str | None) -> Answer:
+        if method == "Target.attachToTarget":
+            transport.attach("SIDE", {"targetId": params["targetId"], "type": "page"})
+            return {"sessionId": "SIDE"}
+        return {}
+
+    transport, connection = make(handler)
+    heard: list[str | None] = []
+    connection.on_session_attached.append(lambda s, _p: heard.append(s.id))
+    connection.on_session_detached.append(lambda s: heard.append(s.id))
+    page = attached(connection, transport, "P")
+    side = await connection.attach_side_session("P-target")
+    assert side is connection.session("SIDE") and side.side and not page.side
+    assert side.target_id == "P-target" and side.parent is connection.root
+    assert transport.sent[-1]["params"] == {"targetId": "P-target", "flatten": True}
+    transport.detach("SIDE")
+    assert side.closed and heard == ["P"]
+    # The same target attached on its own afterwards (not asked for as a side session) is heard again.
+    transport.attach("AGAIN", {"targetId": "P-target", "type": "page"})
+    assert heard == ["P", "AGAIN"]
+
+
 async def test_nested_session_has_its_parent_and_goes_with_it() -> None:
     transport, connection = make(lambda m, p, s: NO_ANSWER)
     page = attached(connection, transport, "P")

@@ -131,6 +131,7 @@ class CDPSession:
         self._close_listeners: list[CloseListener] = []
         self.closed_reason: BaseException | None = None
         self.parent: CDPSession | None = None
+        self.side = False  # a second session on a target its owner attached already (attach_side_session)
 
     @property
     def target_id(self) -> str:
@@ -234,6 +235,7 @@ class Connection:
         self.on_session_attached: list[Callable[[CDPSession, dict[str, Any]], None]] = []
         self.on_session_detached: list[Callable[[CDPSession], None]] = []
         self.on_close: list[Callable[[BaseException], None]] = []
+        self._side_attaching: dict[str, int] = {}  # target id -> side sessions being attached to it
         self._loop = asyncio.get_running_loop()
         transport.start(self._on_message, self._on_transport_close)
 
@@ -287,6 +289,22 @@ class Connection:
         self._pending[command_id] = (future, method, timer, session)
         self._loop.create_task(self._write(command_id, data))
         return future
+
+    async def attach_side_session(self, target_id: str, timeout: float | None = None) -> CDPSession:
+        """A second flat session on an attached target, for a job whose domain state must stay apart from the
+        target's own session (a Fetch interception there would replace the one its owner set: see
+        core/navigation.py). No attach or detach hook hears of it: it is no new target; it goes with the target."""
+        self._side_attaching[target_id] = self._side_attaching.get(target_id, 0) + 1
+        try:
+            answer = await self.send("Target.attachToTarget", {"targetId": target_id, "flatten": True}, timeout=timeout)
+        finally:
+            self._side_attaching[target_id] -= 1
+            if not self._side_attaching[target_id]:
+                del self._side_attaching[target_id]
+        session = self.sessions.get(answer.get("sessionId", ""))
+        if session is None:
+            raise TargetClosedError(f"target {target_id} closed")
+        return session
 
     async def _write(self, command_id: int, data: bytes) -> None:
         try:
@@ -343,8 +361,10 @@ class Connection:
             child_id: str = params["sessionId"]
             child = self._new_session(child_id, params["targetInfo"])
             child.parent = self.session(session_id)
+            # A side session (attach_side_session) is no new target: the attach hooks never hear of it.
+            child.side = session_id is None and params["targetInfo"].get("targetId") in self._side_attaching
             self.sessions[child_id] = child
-            for attach_hook in self.on_session_attached:
+            for attach_hook in [] if child.side else self.on_session_attached:
                 try:
                     attach_hook(child, params)
                 except Exception:
@@ -359,7 +379,7 @@ class Connection:
                     self.sessions.pop(closing.id or "", None)
                     closing.mark_closed(TargetClosedError(f"target {closing.target_id} closed"))
                 for closing in gone:
-                    for detach_hook in self.on_session_detached:
+                    for detach_hook in [] if closing.side else self.on_session_detached:
                         try:
                             detach_hook(closing)
                         except Exception:

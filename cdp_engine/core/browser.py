@@ -557,11 +557,18 @@ class Tab:
         if not 0 <= index < len(entries):
             return None
         entry = entries[index]
+        return await self.go_to_history_entry(entry["id"], entry["url"], wait_until, timeout, dialog_ends)
+
+    async def go_to_history_entry(
+        self, entry_id: int, url: str, wait_until: WaitUntil, timeout: float, dialog_ends: bool = True
+    ) -> Response:
+        """Go to one entry of the tab's history (Page.getNavigationHistory's id; `url` names it in errors)
+        and wait for the lifecycle point (a same-document entry: its event)."""
         with LifecycleWatcher(self) as watcher:
             try:
-                await self.session.send("Page.navigateToHistoryEntry", {"entryId": entry["id"]}, timeout=timeout)
+                await self.session.send("Page.navigateToHistoryEntry", {"entryId": entry_id}, timeout=timeout)
                 outcome = await watcher.wait(
-                    wait_until, timeout, same_document=True, dialog_ends=dialog_ends, url=entry["url"]
+                    wait_until, timeout, same_document=True, dialog_ends=dialog_ends, url=url
                 )
             except TimeoutError:  # abandoned: it must not commit later (see stop_loading)
                 await self.stop_loading()

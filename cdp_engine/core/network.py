@@ -1,17 +1,20 @@
 """Request interception for a session: block resource types, or route requests to fulfil / fail / continue.
 
-Interception pauses each matching request (Fetch domain, request stage) and answers it from a
-synchronous decision, so no request waits on a Python round trip longer than one event. One
-route per session: Fetch.enable replaces the session's patterns.
+Interception pauses each matching request (Fetch domain, at its request stage, or at its response stage
+to see how the network answered it) and answers it from a synchronous decision, so no request waits on a
+Python round trip longer than one event. One route per session: Fetch.enable replaces the session's
+patterns (a core job that must not disturb a route of the tab's own uses a side session of the tab,
+Connection.attach_side_session).
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ..cdp.connection import CDPSession
 
@@ -30,6 +33,9 @@ class PausedRequest:
     method: str
     resource_type: str  # the protocol's ResourceType: "Document", "Image", "Script"...
     frame_id: str | None = None
+    error_reason: str | None = None  # at the response stage: how the network failed it (Fetch.ErrorReason)
+    status: int | None = None  # at the response stage: the HTTP status it got
+    network_id: str | None = None  # the request's id in the Network domain's events
 
 
 @dataclass(frozen=True)
@@ -92,6 +98,9 @@ class Route:
             method=request.get("method", "GET"),
             resource_type=str(params.get("resourceType") or "Other"),
             frame_id=params.get("frameId"),
+            error_reason=params.get("responseErrorReason"),
+            status=params.get("responseStatusCode"),
+            network_id=params.get("networkId"),
         )
         try:
             decision = self.decide(paused)
@@ -120,16 +129,19 @@ def route(
     *,
     url_pattern: str = "*",
     resource_types: Iterable[str] | None = None,
+    stage: Literal["Request", "Response"] = "Request",
 ) -> Route:
     """Intercept the session's requests matching url_pattern (and resource_types) and answer each by `decide`.
 
+    `stage` "Response": each is held once the network answered it (its status, or the error_reason of a
+    request the network failed), and a decision of None lets it go on as it is.
     Await the returned Route (or its `enabled`) before the requests it must see are made.
     """
     types = list(resource_types or [])
     if types:
-        patterns = [{"urlPattern": url_pattern, "resourceType": t, "requestStage": "Request"} for t in types]
+        patterns = [{"urlPattern": url_pattern, "resourceType": t, "requestStage": stage} for t in types]
     else:
-        patterns = [{"urlPattern": url_pattern, "requestStage": "Request"}]
+        patterns = [{"urlPattern": url_pattern, "requestStage": stage}]
     return Route(session, decide, patterns)
 
 
@@ -137,3 +149,24 @@ def block_resource_types(session: CDPSession, resource_types: Iterable[str], *, 
     """Fail every request of these resource types (e.g. ["Image"]) with `reason`."""
     blocked = Fail(reason)
     return route(session, lambda _request: blocked, resource_types=resource_types)
+
+
+# Requests the engine aborted in place of the network's own failure (core/navigation.py aborts a failed main
+# document so that Chromium commits no error page): Network.loadingFailed then says net::ERR_ABORTED, and the
+# network logs (core/observers.watch_network) report the real error from here instead. Per tab session, by
+# the Network domain's request id; the last REAL_FAILURES_KEPT of each.
+REAL_FAILURES_KEPT = 64
+_real_failures: weakref.WeakKeyDictionary[CDPSession, dict[str, str]] = weakref.WeakKeyDictionary()
+
+
+def record_real_failure(session: CDPSession, network_id: str, error_text: str) -> None:
+    """Remember the real error of a request aborted on the engine's decision (see above)."""
+    failures = _real_failures.setdefault(session, {})
+    failures[network_id] = error_text
+    while len(failures) > REAL_FAILURES_KEPT:
+        del failures[next(iter(failures))]
+
+
+def real_failure(session: CDPSession, network_id: str) -> str | None:
+    """The real error of a request the engine aborted, or None."""
+    return _real_failures.get(session, {}).get(network_id)

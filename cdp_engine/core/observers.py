@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..cdp.connection import CDPSession
+from . import network
 
 Handler = Callable[[dict[str, Any]], None]
 
@@ -66,7 +67,11 @@ def watch_network(
 
     keep_bodies=False asks Chromium to buffer no response bodies (a log that never reads them);
     enable=False only listens, for a session whose Network domain its owner already turned on.
+    A main document the engine aborted in place of its network failure (core/navigation.py) is reported
+    with the network's own error, not net::ERR_ABORTED.
     """
+    if on_failed is not None:
+        on_failed = _with_real_failure(session, on_failed)
     unsubscribes = _subscribe(
         session,
         {
@@ -82,3 +87,11 @@ def watch_network(
         return Subscription(unsubscribes, done)
     params = None if keep_bodies else {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}
     return Subscription(unsubscribes, session.send("Network.enable", params))
+
+
+def _with_real_failure(session: CDPSession, handler: Handler) -> Handler:
+    def on_failed(params: dict[str, Any]) -> None:
+        real = network.real_failure(session, str(params.get("requestId", "")))
+        handler({**params, "errorText": real, "canceled": False} if real else params)
+
+    return on_failed

@@ -15,9 +15,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..core import input
+from ..core import input, navigation
 from ..core.identity import DOM_LOOK, Verdict, verify
-from ..core.lifecycle import LifecycleWatcher, wait_loaded
 from ..core.liveness import bounded, unless_dialog
 from ..core.policies import INDEX_SCHEMES, Policies, PolicyError
 from ..core.settle import NetworkTracker, SettleReport, settle
@@ -25,7 +24,6 @@ from ..errors import (
     CDPEngineError,
     JavaScriptError,
     NavigationError,
-    NavigationTimeoutError,
     RendererHungError,
     TargetClosedError,
 )
@@ -43,8 +41,9 @@ TEXT_INPUT_TYPES = frozenset(
 TEXT_ROLES = frozenset({"textbox", "searchbox", "combobox"})
 # A restored page is the page of a state when these agree (then its indices name the same elements).
 SAME_PAGE_FIELDS = ("url", "title", "page_content", "element_index", "state_hash")
-ERROR_PAGE_GRACE = 2.0  # seconds a failed navigation's error page gets to commit (it takes ~20 ms)
-RESTORE_TIMEOUT = 5.0  # seconds going back after a failed navigation may take
+# Of what act()'s deadline leaves after a failed navigation, the share kept for reading the page afterwards
+# (at most this many seconds, at most half): the restore (core/navigation.py) gets the rest.
+READ_RESERVE = 1.0
 # The prefix of an INTERNAL_BROWSER_ERROR message when a held dialog pauses the page (README: protocol).
 DIALOG_OPEN = "DIALOG_OPEN"
 NAVIGABLE_SCHEMES = INDEX_SCHEMES  # the default navigation policy (core/policies.py); see ElementIndex.policies
@@ -102,7 +101,7 @@ class ElementIndex:
         self._settle_listeners: list[Callable[[SettleReport], None]] = []
         # What navigate may reach; a server replaces it with its own (the HTTP service: Policies.for_service()).
         self.policies: Policies = Policies.for_index()
-        self._replaced = False  # the latest failed navigation replaced the document (see _restore)
+        self._end = 0.0  # the running act()'s deadline (time.perf_counter())
 
     async def state(self, *, screenshot: bool | str = True, jpeg_quality: int = 80) -> dict[str, Any]:
         """The current state object (cached while the page has not changed), within one command deadline.
@@ -124,7 +123,7 @@ class ElementIndex:
         INTERNAL_BROWSER_ERROR on the previous state. A held dialog ends the action at once (DIALOG_OPEN)."""
         async with self._lock:
             t0 = time.perf_counter()
-            end = t0 + self.act_timeout  # the one overall deadline: every phase gets what is left of it
+            end = self._end = t0 + self.act_timeout  # the one overall deadline: every phase gets what is left of it
             invalid: ActionValidationError | None = None
             try:
                 action = parse_action(raw_action)
@@ -153,7 +152,7 @@ class ElementIndex:
                     self.tab.check_open()  # the tab went during the action: say so rather than "element gone"
                     return self._error(previous, exc.code, exc.message, action)
                 except NavigationError as exc:
-                    return await self._navigation_error(previous, str(exc), action, screenshot)
+                    return await self._navigation_error(previous, exc, action, screenshot)
                 t_action = time.perf_counter()
                 if action["action"] not in ("finish_task", "fail_task"):
                     self.capturer.invalidate()
@@ -175,31 +174,39 @@ class ElementIndex:
             return dict(capture.state)
 
     async def _navigation_error(
-        self, previous: Capture, message: str, failed_action: Any, screenshot: bool | str
+        self, previous: Capture, exc: NavigationError, failed_action: Any, screenshot: bool | str
     ) -> dict[str, Any]:
         """NAVIGATION_FAILED, describing the page truthfully.
 
-        When the old document was never replaced (nothing committed, or the navigation was stopped
-        before it did) this is the previous state and its indices stay valid. When Chromium replaced it
-        (its error page commits for a refused connection; a page that never finished loading) _restore
-        brought the page back as a new document: it is captured again, and when that state equals the
-        previous one the previous state is returned and its indices name the restored page's elements;
-        otherwise the new state is returned, so no index names an element that is not there.
+        A failed navigation leaves the tab on its page (core/navigation.py). When the old document was
+        never replaced (the network failed it, nothing committed, or the navigation was stopped before it
+        did) this is the previous state and its indices stay valid. When it was (an error page Chromium
+        names only "Failed"; a page that never finished loading) the tab went back and the page was loaded
+        again as a new document: it is captured again, within what is left of act()'s deadline, and when
+        that state equals the previous one the previous state is returned and its indices name the restored
+        page's elements; otherwise the new state is returned, so no index names an element that is not there.
         """
-        if not self._replaced:
+        message = str(exc)
+        if not exc.replaced:
             return self._error(previous, "NAVIGATION_FAILED", message, failed_action)
         self.capturer.invalidate()
         try:
-            fresh = await self.capturer.capture(screenshot=screenshot)
-        except (CDPEngineError, TimeoutError) as exc:
+            fresh = await self._capture(screenshot, timeout=self._end - time.perf_counter())
+        except (CDPEngineError, TimeoutError) as fault:
             log.debug("no state after a failed navigation", exc_info=True)
+            fresh, note = None, f"; the page could not be read afterwards ({type(fault).__name__}): request a new state"
+        else:
+            note = "; a dialog opened on the page afterwards: request a new state once it is answered"
+        if fresh is None:
             self.current = None
-            note = f"; the page could not be read afterwards ({type(exc).__name__}): request a new state"
             return self._error(previous, "NAVIGATION_FAILED", message + note, failed_action)
         self.current = fresh
-        if all(fresh.state.get(key) == previous.state.get(key) for key in SAME_PAGE_FIELDS):
+        if exc.on_page and all(fresh.state.get(key) == previous.state.get(key) for key in SAME_PAGE_FIELDS):
             return self._error(previous, "NAVIGATION_FAILED", message, failed_action)
-        note = "; the page was reloaded and changed: this state is the page now"
+        if exc.on_page:
+            note = "; the page was reloaded and changed: this state is the page now"
+        else:
+            note = "; the tab could not be put back on its page: this state is what it shows now"
         return self._error(fresh, "NAVIGATION_FAILED", message + note, failed_action)
 
     @property
@@ -487,46 +494,9 @@ class ElementIndex:
             self.policies.navigation.check(url)
         except PolicyError as exc:
             raise ActionError("ACTION_VALIDATION_FAILED", f"navigate: {exc}") from None
-        main = self.tab.frames.get(self.tab.main_frame_id)
-        loader = main.loader_id if main else ""
-        self._replaced = False
-        with LifecycleWatcher(self.tab) as watcher:
-            try:
-                await self.tab.goto(url, wait_until="load")
-            except NavigationError as exc:
-                if not isinstance(exc, NavigationTimeoutError):  # goto stopped those: nothing commits later
-                    # Chromium commits its error page just after it answered (~20 ms); loading then stops.
-                    await watcher.wait("commit", ERROR_PAGE_GRACE, stop_ends=True, raise_on_timeout=False)
-                await self._restore(loader)
-                raise NavigationError(url, exc.error_text) from None
+        # A failed navigation leaves the tab on its page (core/navigation.py), within act()'s deadline less
+        # what reading the page afterwards needs.
+        left = self._end - time.perf_counter()
+        deadline = asyncio.get_running_loop().time() + left - min(READ_RESERVE, left / 2)
+        await navigation.goto(self.tab, url, wait_until="load", deadline=deadline)
         await self.settle()
-
-    async def _restore(self, loader_before: str) -> None:
-        """Put the tab back where it was when a failed navigation replaced its document.
-
-        Chromium commits an error page for a failed main-frame navigation (it cannot be stopped: the
-        commit is already under way when the failure is reported) and a page that never finished loading
-        has committed too. Going back brings the old page again, as a new document: the browser runs
-        with --disable-back-forward-cache, so no old document survives (_navigation_error then compares).
-        """
-        tab = self.tab
-        main = tab.frames.get(tab.main_frame_id)
-        if main is None or not loader_before or main.loader_id == loader_before:
-            return  # the old document was never replaced: its indices stay valid
-        self._replaced = True
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + RESTORE_TIMEOUT
-        for _attempt in range(3):
-            if (left := deadline - loop.time()) <= 0:
-                break
-            try:
-                await tab.back(wait_until="load", timeout=left)
-                return
-            except (TimeoutError, TargetClosedError):
-                if tab.closed:
-                    raise
-                break
-            except CDPEngineError:
-                # Right after the error page commits its session is briefly not ready: wait for its load.
-                await wait_loaded(tab, min(1.0, max(0.0, deadline - loop.time())))
-        log.debug("could not restore the page after a failed navigation")

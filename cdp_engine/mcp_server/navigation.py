@@ -2,7 +2,8 @@
 
 Loaded means DOMContentLoaded, then up to 5 s more for `load` without failing. A navigation
 that turns into a download (the URL or a hop of its redirect chain is the download's URL)
-answers with `download: true` instead of a failure.
+answers with `download: true` instead of a failure. A failed navigation leaves the page where it
+was, within the operation's deadline (core/navigation.py), and its message says where the page is.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import contextlib
 from typing import Any
 
 from ..core import lifecycle, observers
+from ..core import navigation as kept
 from ..core.browser import Tab
 from ..core.records import Download
 from ..errors import CDPEngineError, NavigationError, NavigationTimeoutError, ProtocolError
@@ -42,6 +44,11 @@ async def wait_loaded(tab: Tab, timeout: float) -> None:
 
 def nav_timeout(ctx: Ctx) -> float:
     return max(0.1, min(ctx.config.navigation_timeout, ctx.remaining() - 0.05))
+
+
+def kept_until(ctx: Ctx) -> float:
+    """The deadline (event-loop time) a navigation and the restore after its failure share: the operation's."""
+    return ctx.deadline - 0.05
 
 
 @tool(
@@ -81,10 +88,14 @@ async def browser_navigate(ctx: Ctx, url: str, *, page_id: str | None = None) ->
         unsubscribe = [requests.close, tab.add_listener(on_event)]
         try:
             try:
-                await tab.goto(target, wait_until="domcontentloaded", timeout=nav_timeout(ctx), dialog_ends=False)
-            except NavigationTimeoutError:
+                await kept.goto(
+                    tab, target, wait_until="domcontentloaded", timeout=nav_timeout(ctx), deadline=kept_until(ctx),
+                    dialog_ends=False,
+                )  # fmt: skip
+            except NavigationTimeoutError as exc:
                 raise ToolError(
-                    "navigation_timeout", f"Navigation to {target} did not reach DOMContentLoaded in time."
+                    "navigation_timeout",
+                    f"Navigation to {target} did not reach DOMContentLoaded in time. {kept.where_now(exc)}",
                 ) from None
             except (NavigationError, ProtocolError) as exc:
                 # A navigation that became a download is aborted; its download event may follow the answer.
@@ -92,8 +103,11 @@ async def browser_navigate(ctx: Ctx, url: str, *, page_id: str | None = None) ->
                 download = await _matching_download(downloads, arrived, chain, DOWNLOAD_SETTLE if aborted else 0)
                 if download is not None:
                     return await _download_result(page, download)
-                reason = exc.error_text if isinstance(exc, NavigationError) else exc.message
-                raise ToolError("navigation_failed", f"Navigation to {target} failed: {reason}") from None
+                if isinstance(exc, ProtocolError):
+                    raise ToolError("navigation_failed", f"Navigation to {target} failed: {exc.message}") from None
+                raise ToolError(
+                    "navigation_failed", f"Navigation to {target} failed: {exc.error_text}. {kept.where_now(exc)}"
+                ) from None
             await wait_loaded(tab, min(LOAD_GRACE, max(0.0, ctx.remaining() - 0.5)))
             data: dict[str, Any] = {"url": tab.url, "title": await page_title(tab)}
             download = await _matching_download(downloads, arrived, chain, 0)
@@ -144,13 +158,18 @@ async def browser_navigate_back(ctx: Ctx, *, page_id: str | None = None) -> dict
     async def action() -> dict[str, Any]:
         tab = page.tab
         try:
-            response = await tab.back(wait_until="domcontentloaded", timeout=nav_timeout(ctx), dialog_ends=False)
-        except NavigationTimeoutError:
+            response = await kept.step(
+                tab, "back", wait_until="domcontentloaded", timeout=nav_timeout(ctx), deadline=kept_until(ctx),
+                dialog_ends=False,
+            )  # fmt: skip
+        except NavigationTimeoutError as exc:
             raise ToolError(
-                "navigation_timeout", "Back navigation did not reach DOMContentLoaded in time."
+                "navigation_timeout", f"Back navigation did not reach DOMContentLoaded in time. {kept.where_now(exc)}"
             ) from None
         except NavigationError as exc:
-            raise ToolError("navigation_failed", f"Back navigation failed: {exc.error_text}") from None
+            raise ToolError(
+                "navigation_failed", f"Back navigation failed: {exc.error_text}. {kept.where_now(exc)}"
+            ) from None
         if response is not None:
             await wait_loaded(tab, min(LOAD_GRACE, max(0.0, ctx.remaining() - 0.5)))
         return {"url": tab.url}

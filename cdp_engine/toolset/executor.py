@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from ..core import files as core_files
-from ..core import input, keys, scripts
+from ..core import input, keys, navigation, scripts
 from ..core.lifecycle import wait_loaded
 from ..core.liveness import bounded
 from ..core.policies import (
@@ -617,22 +617,23 @@ class BrowserToolset:
         word = url.strip().lower()
         timeout = self.config.navigation_timeout
         shown = json.dumps(one_line(url, 300))
+        # One deadline, navigation_timeout: a failed navigation leaves the tab on its page within it
+        # (core/navigation.py).
         try:
-            if word in ("back", "forward"):
-                response = await (tab.back if word == "back" else tab.forward)(timeout=timeout)
+            if word in ("back", "forward", "reload"):
+                response = await navigation.step(tab, word, timeout=timeout)
                 if response is None:
                     where = "earlier" if word == "back" else "later"
                     raise MemberError(f"Error: There is no {where} page in this tab's history.")
-                status = None
-            elif word == "reload":
-                status = (await tab.reload(timeout=timeout)).status
+                status = response.status if word == "reload" else None
             else:
                 target = normalize_url(url, self.policies.navigation)
                 self.book.download_seen.clear()
                 try:
                     # Committed and parsed is enough to succeed; `load` gets a bounded wait on top, so a page
                     # with a hanging image or ad still navigates (the documented timeout is for no page at all).
-                    status = (await tab.goto(target, wait_until="domcontentloaded", timeout=timeout)).status
+                    response = await navigation.goto(tab, target, wait_until="domcontentloaded", timeout=timeout)
+                    status = response.status
                     await wait_loaded(tab, min(LOAD_GRACE, timeout))
                 except NavigationError as exc:
                     if "ERR_ABORTED" not in exc.error_text:
@@ -643,13 +644,13 @@ class BrowserToolset:
                     if not self.book.download_seen.is_set():
                         raise
                     status = None
-        except NavigationTimeoutError:
-            raise MemberError(
-                f"Error: Navigation to {shown} timed out after {timeout:g} seconds. The page may be unavailable."
-            ) from None
+        except NavigationTimeoutError as exc:
+            text = f"Error: Navigation to {shown} timed out after {timeout:g} seconds. The page may be unavailable."
+            raise MemberError(text if not exc.replaced else f"{text} {one_line(navigation.where_now(exc))}") from None
         except NavigationError as exc:
             code = exc.error_text if re.fullmatch(r"net::[A-Z_0-9]+", exc.error_text or "") else "net error"
-            raise MemberError(f"Error: Navigation to {shown} failed ({code}).") from None
+            where = one_line(navigation.where_now(exc))
+            raise MemberError(f"Error: Navigation to {shown} failed ({code}). {where}") from None
         return NavigateOutcome(url=tab.url, status=status, title=await self._title(tab) or None)
 
     async def _capture(self, tab: Tab, clip: dict[str, float] | None, scale: float) -> str:
