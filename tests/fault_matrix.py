@@ -296,7 +296,8 @@ async def never_answers_link(browser: cdp_engine.Browser, pages: Pages) -> tuple
 
 # ----- the same faults through the other surfaces (Build 2: one deadline per call on every surface) ----------
 
-BUSY_PAGE = '<title>Busy</title><p>busy page</p><script>setTimeout(() => { while (true) {} }, 100)</script>'
+BUSY_PAGE = "<title>Busy</title><p>busy page</p>"
+HANG_SOON = "setTimeout(() => { while (true) {} }, 50), 1"  # started once the surface's call returned: no race
 
 
 def _text(content: list[dict[str, Any]]) -> str:
@@ -323,7 +324,8 @@ async def _toolset_case(browser: cdp_engine.Browser, pages: Pages, url: str, mem
         assert not (await ts.call("navigate", {"url": home}))[1]
         if url:
             assert not (await ts.call("navigate", {"url": url}))[1]
-            await asyncio.sleep(0.3)  # the page's own timer has started its loop
+            await ts.book.tabs[ts.book.active or ""].tab.evaluate(HANG_SOON)
+            await asyncio.sleep(0.3)  # the page's timer has started its loop
         (content, is_error), took = await timed(ts.call(member, args))
         t0 = time.monotonic()
         if url:  # the hung tab is closed, a new one works
@@ -356,6 +358,8 @@ async def _mcp_case(browser: cdp_engine.Browser, pages: Pages, url: str, tool: s
         home = pages.add(COUNTER + "<p>home page</p>")
         assert (await tools.call("browser_navigate", {"instance": "m", "url": url or home}))["status"] == "success"
         if url:
+            hang = await tools.call("browser_evaluate", {"instance": "m", "expression": HANG_SOON})
+            assert hang["status"] == "success", hang
             await asyncio.sleep(0.3)
         env, took = await timed(tools.call(tool, {"instance": "m", **args}))
         result = "mcp:ok" if env["status"] == "success" else f"mcp:{env['error_type']}"
@@ -385,6 +389,7 @@ async def harness_busy_loop(browser: cdp_engine.Browser, pages: Pages) -> tuple[
 
     async with BrowserEnv(browser, prewarm=False) as env:
         await env.reset(start_url=pages.add(BUSY_PAGE))
+        await env.evaluate(HANG_SOON)
         await asyncio.sleep(0.3)
         (_obs, info), took = await timed(env.step({"action": "scroll", "direction": "down"}))
         error = info.get("error") or {}
