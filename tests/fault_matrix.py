@@ -487,7 +487,10 @@ async def dialog_case(browser: cdp_engine.Browser, pages: Pages, kind: str, trig
     t0 = time.monotonic()
     if kind == "beforeunload":  # accepted: the page left; usable means the new page answers
         async with asyncio.timeout(USABLE):
-            while "Left" not in await tab.evaluate("document.title"):  # noqa: ASYNC110 - polls the page's title
+            while True:  # polls the page's title; an evaluation the navigation cuts off is asked again
+                with contextlib.suppress(cdp_engine.errors.ProtocolError):
+                    if "Left" in await tab.evaluate("document.title"):
+                        break
                 await asyncio.sleep(0.02)
         after = await asyncio.wait_for(tab.state(screenshot=False), USABLE)
         usable = "error" not in after and "left the page" in after["page_content"]
