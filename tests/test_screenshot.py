@@ -301,3 +301,20 @@ async def test_an_image_that_loads_later_is_not_missed(tab: cdp_engine.Tab, site
     assert "screenshot_reused" not in tab.last_timings
     assert pixel(after["screenshot"], 640, 360) == RED
 
+
+# ----- the surfaces' knobs ------------------------------------------------------------------------
+
+
+def test_surface_screenshot_settings_are_checked_where_they_are_set() -> None:
+    from cdp_engine.mcp_server.instances import Config
+    from cdp_engine.toolset.executor import ToolsetConfig
+
+    assert ToolsetConfig().screenshot_optimize_for_speed is True
+    with pytest.raises(ValueError):
+        ToolsetConfig(screenshot_quality=101)
+    with pytest.raises(ValueError):
+        ToolsetConfig(screenshot_format="gif")  # type: ignore[arg-type]
+    config = Config.from_env({"BROWSER_MCP_SCREENSHOT_QUALITY": "40", "BROWSER_MCP_SCREENSHOT_OPTIMIZE_FOR_SPEED": "0"})
+    assert (config.screenshot_quality, config.screenshot_optimize_for_speed) == (40, False)
+    with pytest.raises(ValueError):
+        Config(screenshot_quality=-1)
