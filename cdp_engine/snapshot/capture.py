@@ -156,12 +156,16 @@ PROBE_FUNCTION = """(still) => {
   const videos = document.getElementsByTagName('video');
   const animating = /\\.(gif|webp|apng)([?#]|$)|^data:image\\/(gif|webp|apng)[;,]/i;
   p.still = () => {
-    if (live.some((c) => c.length) || smil.some((c) => c.length)) return '0';
-    for (const v of videos) if (!v.paused) return '0';
-    for (const img of document.images) if (animating.test(img.currentSrc || img.src)) return '0';
-    const effects = document.getAnimations();
-    for (const a of effects) if (a.playState === 'running' || a.pending) return '0';
-    return `1${effects.length}`;
+    try {
+      if (live.some((c) => c.length) || smil.some((c) => c.length)) return '0';
+      for (const v of videos) if (!v.paused) return '0';
+      for (const img of document.images) if (animating.test(img.currentSrc || img.src)) return '0';
+      const effects = document.getAnimations();
+      for (const a of effects) if (a.playState === 'running' || a.pending) return '0';
+      return `1${effects.length}`;
+    } catch (e) {
+      return '0';  // not provably still; the version key itself is unaffected
+    }
   };
   globalThis.__cdpEngineProbe = p;
   return 0;
