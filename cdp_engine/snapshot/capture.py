@@ -121,11 +121,11 @@ VERIFY_SCRIPT = """function(clips, ...nodes) {
 }"""
 
 # Runs in an isolated world of each frame: counts every change a state could depend on. With `still`
-# (asked when a screenshot is wanted) the answer goes on with "|", the device pixel ratio, "|" and what
-# says whether the frame paints by itself: "0" while anything could change its pixels with no event counted here (a running or pending
-# animation or transition, SMIL animation, a canvas, a playing video, a plugin, an image format that may
-# animate), else "1" and the number of animations in effect (a Web Animation that ran and stayed filled
-# between two probes changes it).
+# (asked when a screenshot is wanted) the answer goes on with "|", the device pixel ratio, "|" and whether
+# the frame can paint by itself: "0" while anything could change its pixels with no event counted here (a
+# running or pending animation or transition, SMIL animation, a canvas, a playing video, a plugin, an image
+# of a format that may animate), else "1" and the number of animations in effect (a Web Animation that ran
+# and stayed filled between two probes changes it).
 PROBE_FUNCTION = """(still) => {
   const s = globalThis.__cdpEngineProbe;
   // Scroll events fire a frame late: read the offsets. The visual viewport (size and offset) rides along,
