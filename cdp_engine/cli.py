@@ -23,7 +23,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--headed", action="store_true", help="show the browser window")
     state = sub.add_parser("state", help="print the Element Index protocol state of URL as JSON")
     state.add_argument("url")
-    state.add_argument("--screenshot", choices=["none", "png", "jpeg"], default="none")
+    state.add_argument("--screenshot", choices=["none", "png", "jpeg", "webp"], default="none")
     state.add_argument("--wait-until", default="load", choices=["commit", "domcontentloaded", "load", "networkidle"])
     serve = sub.add_parser("serve", help="serve the protocol over HTTP on 127.0.0.1 with a bearer token")
     serve.add_argument("--host", default="127.0.0.1")

@@ -567,7 +567,7 @@ async def test_chrome_settings_via_service(browser: cdp_engine.Browser, site: An
 
 
 async def test_core_screenshot_and_download_listener(browser: cdp_engine.Browser, tab: cdp_engine.Tab, site: Any) -> None:
-    from cdp_engine.mcp_server.inspection import image_size
+    from cdp_engine.core.files import image_size
 
     await tab.goto(site.add("/policy/tall", "<body style='margin:0'><div style='height:3000px'>tall</div></body>"))
     viewport = image_size(await tab.screenshot())

@@ -660,26 +660,33 @@ class Tab:
         clip: dict[str, float] | None = None,
         scale: float = 1.0,
         full_page: bool = False,
+        max_width: int | None = None,
+        max_height: int | None = None,
         optimize_for_speed: bool = True,
         timeout: float | None = None,
     ) -> str:
-        """The viewport (or a clip of the page, or the whole page) at `scale`, as base64; the viewport
-        size stays what the browser set. Every surface's screenshot goes through here or, for a capture
-        that gathers it with other commands, files.start_screenshot."""
-        self.check_open()
-        if clip is None and (full_page or scale != 1.0):
-            clip = await files.page_region(self.session, full_page=full_page, timeout=timeout)
-        result = await files.start_screenshot(
-            self.session,
+        """The viewport (or a clip of the page, or the whole page) at `scale`, within a maximum size, as
+        base64; the viewport size stays what the browser set. See files.ScreenshotOptions."""
+        options = files.ScreenshotOptions(
             format=format,
             quality=quality,
             clip=clip,
             scale=scale,
+            max_width=max_width,
+            max_height=max_height,
             full_page=full_page,
             optimize_for_speed=optimize_for_speed,
-            timeout=timeout,
         )
-        return str(result["data"])
+        return (await self.capture_screenshot(options, timeout=timeout)).data
+
+    async def capture_screenshot(
+        self, options: files.ScreenshotOptions | None = None, *, timeout: float | None = None
+    ) -> files.Screenshot:
+        """A screenshot as `options` say, with its size. Every surface's screenshot goes through here
+        (files.capture_screenshot) or, for a capture that gathers it with other commands,
+        files.start_screenshot."""
+        self.check_open()
+        return await files.capture_screenshot(self.session, options, timeout=timeout)
 
     async def pdf_base64(
         self,

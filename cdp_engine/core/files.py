@@ -1,14 +1,16 @@
 """Files in and out of a page, each job once: screenshots, file inputs and intercepted file choosers.
 
 Every surface calls these (through `Tab` or directly) instead of sending the CDP commands itself:
-`start_screenshot` is the one sender of Page.captureScreenshot and returns the command's future,
-so a capture can gather it with its other commands; uploads take a `FilePolicy` and send only
-paths it allows.
+`capture_screenshot` takes every screenshot, as `ScreenshotOptions` say (format, quality, clip,
+scale, maximum size); `start_screenshot`, the one sender of Page.captureScreenshot, returns the
+command's future, so a state capture can gather it with its other commands. Uploads take a
+`FilePolicy` and send only paths it allows.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,34 +40,215 @@ def _quiet(future: asyncio.Future[Any]) -> None:
 
 # ----- screenshots -----------------------------------------------------------------------------
 
+IMAGE_FORMATS: tuple[ImageFormat, ...] = ("png", "jpeg", "webp")
+Region = dict[str, float]  # x, y, width, height in CSS pixels of the page (document coordinates)
+
+
+@dataclass(frozen=True)
+class ScreenshotOptions:
+    """How one screenshot is taken: every surface builds one and `capture_screenshot` takes it.
+
+    - `format`: png (lossless, the default every spec names), jpeg or webp.
+    - `quality`: 0-100 for jpeg and webp (None: Chromium's 80); png ignores it.
+    - `clip`: a rectangle of the page in CSS pixels; None is the viewport at its scroll offset.
+    - `scale`: image pixels per CSS pixel (of the clip, or of the viewport).
+    - `max_width` / `max_height`: shrink (never enlarge) after `scale` so the image fits, in image pixels.
+      Chromium scales while it captures: no image is decoded here.
+    - `full_page`: the whole scrollable page. Chromium resizes the page's viewport for it, so the page
+      sees resize events (and a state captured with it is not reused).
+    - `optimize_for_speed`: Chromium's fast encoders; a png keeps its pixels but is larger (about 2x).
+    """
+
+    format: ImageFormat = "png"
+    quality: int | None = None
+    clip: Region | None = None
+    scale: float = 1.0
+    max_width: int | None = None
+    max_height: int | None = None
+    full_page: bool = False
+    optimize_for_speed: bool = True
+
+    def __post_init__(self) -> None:
+        if self.format not in IMAGE_FORMATS:
+            raise ValueError(f"screenshot format must be png, jpeg or webp, not {self.format!r}")
+        if self.quality is not None and (
+            isinstance(self.quality, bool) or not isinstance(self.quality, int) or not 0 <= self.quality <= 100
+        ):
+            raise ValueError(f"screenshot quality must be an integer 0-100, not {self.quality!r}")
+        if not (isinstance(self.scale, (int, float)) and 0 < self.scale <= 16):
+            raise ValueError(f"screenshot scale must be above 0 and at most 16, not {self.scale!r}")
+        for name in ("max_width", "max_height"):
+            bound = getattr(self, name)
+            if bound is not None and (isinstance(bound, bool) or not isinstance(bound, int) or bound < 1):
+                raise ValueError(f"screenshot {name} must be a positive integer, not {bound!r}")
+        if self.clip is not None and not (self.clip.get("width", 0) > 0 and self.clip.get("height", 0) > 0):
+            raise ValueError(f"a screenshot clip needs a positive width and height, not {self.clip!r}")
+
+    @property
+    def needs_region(self) -> bool:
+        """True when the capture must know the page's rectangle first (to scale or to cover the page)."""
+        return self.clip is None and (
+            self.full_page or self.scale != 1.0 or self.max_width is not None or self.max_height is not None
+        )
+
+
+ScreenshotSpec = bool | str | ScreenshotOptions | None
+
+
+def screenshot_options(spec: ScreenshotSpec, quality: int | None = None) -> ScreenshotOptions | None:
+    """The options a surface's screenshot argument means: False/None/"none" = no screenshot, True = png,
+    "png"/"jpeg"/"webp" = that format (jpeg and webp at `quality`), options as they are."""
+    if isinstance(spec, ScreenshotOptions):
+        return spec
+    if spec is None or spec is False or spec == "" or spec == "none":
+        return None
+    if spec is True:
+        return ScreenshotOptions()
+    if isinstance(spec, str) and spec in IMAGE_FORMATS:
+        return ScreenshotOptions(format=spec, quality=None if spec == "png" else quality)
+    raise ValueError(f"screenshot must be true, false, png, jpeg, webp or ScreenshotOptions, not {spec!r}")
+
+
+def screenshot_params(
+    options: ScreenshotOptions, region: Region | None = None, *, device_scale: float = 1.0
+) -> dict[str, Any]:
+    """The Page.captureScreenshot parameters for `options`; `region` (the viewport or the page, see
+    page_region) is needed when options.needs_region. No clip when none is needed: the cheapest capture.
+    `device_scale` (the page's devicePixelRatio, when known) keeps a maximum size in image pixels."""
+    params: dict[str, Any] = {"format": options.format, "captureBeyondViewport": options.full_page}
+    if options.optimize_for_speed:
+        params["optimizeForSpeed"] = True
+    if options.quality is not None and options.format != "png":
+        params["quality"] = options.quality
+    clip = options.clip
+    if clip is None and options.needs_region:
+        if region is None:
+            raise ValueError("these screenshot options need the page region (page_region) first")
+        clip = region
+    if clip is not None:
+        scale = options.scale
+        if options.max_width is not None:
+            scale = min(scale, options.max_width / (float(clip["width"]) * device_scale))
+        if options.max_height is not None:
+            scale = min(scale, options.max_height / (float(clip["height"]) * device_scale))
+        params["clip"] = {
+            "x": float(clip.get("x", 0.0)),
+            "y": float(clip.get("y", 0.0)),
+            "width": float(clip["width"]),
+            "height": float(clip["height"]),
+            "scale": scale,
+        }
+    return params
+
 
 def start_screenshot(
     session: CDPSession,
+    options: ScreenshotOptions | None = None,
     *,
-    format: ImageFormat = "png",
-    quality: int | None = None,
-    clip: dict[str, float] | None = None,
-    scale: float = 1.0,
-    full_page: bool = False,
-    optimize_for_speed: bool = True,
+    region: Region | None = None,
+    device_scale: float = 1.0,
     timeout: float | None = None,
 ) -> asyncio.Future[dict[str, Any]]:
-    """Send Page.captureScreenshot now; the future's result["data"] is the base64 image.
+    """Send Page.captureScreenshot now; the future's result["data"] is the base64 image."""
+    params = screenshot_params(options or ScreenshotOptions(), region, device_scale=device_scale)
+    return _send_screenshot(session, params, timeout)
 
-    `clip` is in CSS pixels of the page and is captured at `scale`; `full_page` captures beyond
-    the viewport (give the page's size as the clip); `quality` applies to jpeg and webp only.
-    """
-    params: dict[str, Any] = {"format": format, "captureBeyondViewport": full_page}
-    if optimize_for_speed:
-        params["optimizeForSpeed"] = True
-    if quality is not None and format != "png":
-        params["quality"] = quality
-    if clip is not None:
-        params["clip"] = {**clip, "scale": scale}
+
+def _send_screenshot(
+    session: CDPSession, params: dict[str, Any], timeout: float | None
+) -> asyncio.Future[dict[str, Any]]:
+    """The one sender of Page.captureScreenshot. Chromium answers after a redraw it forces and a copy of
+    the frame after it (about two frames at 60 Hz, docs/cdp-floor.md): the image is never older than the
+    command, and never sooner than those frames."""
     return session.send("Page.captureScreenshot", params, timeout=timeout)
 
 
-async def page_region(session: CDPSession, *, full_page: bool = False, timeout: float | None = None) -> dict[str, float]:
+@dataclass(frozen=True)
+class Screenshot:
+    """A captured image: base64 data, its format, and its size in pixels (from the image header)."""
+
+    data: str
+    format: ImageFormat
+    width: int | None
+    height: int | None
+
+    @property
+    def media_type(self) -> str:
+        return f"image/{self.format}"
+
+
+async def capture_screenshot(
+    session: CDPSession,
+    options: ScreenshotOptions | None = None,
+    *,
+    region: Region | None = None,
+    timeout: float | None = None,
+) -> Screenshot:
+    """A screenshot as `options` say: the one function every surface's screenshot goes through.
+
+    The page region is asked for only when the options need it. A maximum size is kept at any device
+    scale factor: when the image comes out larger (a scale factor above 1), it is taken once more,
+    scaled down by what the first showed."""
+    options = options or ScreenshotOptions()
+    if options.needs_region and region is None:
+        region = await page_region(session, full_page=options.full_page, timeout=timeout)
+    params = screenshot_params(options, region)
+    data = str((await _send_screenshot(session, params, timeout))["data"])
+    width, height = image_size_base64(data) or (None, None)
+    over = _oversize(options, width, height)
+    if over < 1.0 and "clip" in params:
+        params["clip"]["scale"] *= over
+        data = str((await _send_screenshot(session, params, timeout))["data"])
+        width, height = image_size_base64(data) or (None, None)
+    return Screenshot(data, options.format, width, height)
+
+
+def _oversize(options: ScreenshotOptions, width: int | None, height: int | None) -> float:
+    """The factor that brings an image of width x height within the options' maximum size (1.0: it fits)."""
+    factor = 1.0
+    if options.max_width is not None and width and width > options.max_width:
+        factor = min(factor, options.max_width / width)
+    if options.max_height is not None and height and height > options.max_height:
+        factor = min(factor, options.max_height / height)
+    return factor
+
+
+def image_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG, JPEG or WebP header; None when the bytes are none of these."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        chunk = data[12:16]
+        if len(data) < (25 if chunk == b"VP8L" else 30):
+            return None
+        if chunk == b"VP8 ":
+            return int.from_bytes(data[26:28], "little") & 0x3FFF, int.from_bytes(data[28:30], "little") & 0x3FFF
+        if chunk == b"VP8L":
+            bits = int.from_bytes(data[21:25], "little")
+            return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+        if chunk == b"VP8X":
+            return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1
+        return None
+    i = 2
+    while data[:2] == b"\xff\xd8" and i + 9 < len(data):
+        if data[i] != 0xFF:
+            return None
+        marker, length = data[i + 1], int.from_bytes(data[i + 2 : i + 4], "big")
+        if marker in (0xC0, 0xC1, 0xC2):
+            return int.from_bytes(data[i + 7 : i + 9], "big"), int.from_bytes(data[i + 5 : i + 7], "big")
+        i += 2 + length
+    return None
+
+
+def image_size_base64(data: str) -> tuple[int, int] | None:
+    """image_size of base64 data, decoding only its start where the header is (all of it if need be)."""
+    size = image_size(base64.b64decode(data[:4096]))
+    if size is None and len(data) > 4096:
+        size = image_size(base64.b64decode(data))
+    return size
+
+
+async def page_region(session: CDPSession, *, full_page: bool = False, timeout: float | None = None) -> Region:
     """The CSS rectangle of the visible viewport (at its scroll offset), or of the whole page."""
     metrics = await session.send("Page.getLayoutMetrics", timeout=timeout)
     if full_page:

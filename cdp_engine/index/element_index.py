@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..core import input, navigation
+from ..core.files import ScreenshotSpec
 from ..core.identity import DOM_LOOK, Verdict, verify
 from ..core.liveness import bounded, unless_dialog
 from ..core.policies import INDEX_SCHEMES, Policies, PolicyError
@@ -103,7 +104,7 @@ class ElementIndex:
         self.policies: Policies = Policies.for_index()
         self._end = 0.0  # the running act()'s deadline (time.perf_counter())
 
-    async def state(self, *, screenshot: bool | str = True, jpeg_quality: int = 80) -> dict[str, Any]:
+    async def state(self, *, screenshot: ScreenshotSpec = True, jpeg_quality: int = 80) -> dict[str, Any]:
         """The current state object (cached while the page has not changed), within one command deadline.
 
         A held dialog: the last state at once, plus `error` DIALOG_OPEN (the paused page cannot be read).
@@ -116,7 +117,7 @@ class ElementIndex:
             self.current = capture
             return dict(capture.state)
 
-    async def act(self, raw_action: Any, *, screenshot: bool | str = True) -> dict[str, Any]:
+    async def act(self, raw_action: Any, *, screenshot: ScreenshotSpec = True) -> dict[str, Any]:
         """Run one action; the next state on success, the previous state plus `error` on failure.
 
         Never raises for a browser fault (a closed or crashed tab, a dead browser, a hung renderer): that is
@@ -174,7 +175,7 @@ class ElementIndex:
             return dict(capture.state)
 
     async def _navigation_error(
-        self, previous: Capture, exc: NavigationError, failed_action: Any, screenshot: bool | str
+        self, previous: Capture, exc: NavigationError, failed_action: Any, screenshot: ScreenshotSpec
     ) -> dict[str, Any]:
         """NAVIGATION_FAILED, describing the page truthfully.
 
@@ -221,7 +222,7 @@ class ElementIndex:
         return self.tab.navigation_timeout + self.command_timeout
 
     async def _capture(
-        self, screenshot: bool | str, jpeg_quality: int = 80, *, timeout: float | None = None
+        self, screenshot: ScreenshotSpec, jpeg_quality: int = 80, *, timeout: float | None = None
     ) -> Capture | None:
         """A capture within one command deadline (or `timeout`, what is left of the caller's, if sooner); None
         at once when a dialog is held (the renderer is paused and would answer nothing). A renderer found

@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..core import browser as core
+from ..core.files import ScreenshotSpec
 from .element_index import ElementIndex
 
-Screenshot = bool | Literal["png", "jpeg"]
+# False, True (png), "png", "jpeg", "webp" or core.files.ScreenshotOptions (clip, scale, maximum size).
+Screenshot = ScreenshotSpec
 
 
 class AgentTab(core.Tab):
@@ -24,7 +26,8 @@ class AgentTab(core.Tab):
         return ElementIndex.of(self)
 
     async def state(self, *, screenshot: Screenshot = True, jpeg_quality: int = 80) -> dict[str, Any]:
-        """The protocol's state object: url, page_content, element_index, screenshot, state_hash."""
+        """The protocol's state object: url, page_content, element_index, screenshot, state_hash.
+        `jpeg_quality` is the quality of a "jpeg" or "webp" screenshot."""
         return await self.element_index.state(screenshot=screenshot, jpeg_quality=jpeg_quality)
 
     async def act(self, action: Any, *, screenshot: Screenshot = True) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import orjson
 
 from ..core import input, scripts
+from ..core.files import ScreenshotOptions
 from ..core.refs import NodeRef
 from ..errors import CDPEngineError, CommandTimeoutError, JavaScriptError, ProtocolError
 from ..snapshot.ax_tree import capture_ax_tree
@@ -170,21 +171,6 @@ def _main_world(page: Page, cdp_frame: str) -> tuple[Any, int | None]:
 # ----- screenshot --------------------------------------------------------------------------------
 
 
-def image_size(data: bytes) -> tuple[int, int] | None:
-    """(width, height) from a PNG or JPEG header."""
-    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
-        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-    i = 2
-    while data[:2] == b"\xff\xd8" and i + 9 < len(data):
-        if data[i] != 0xFF:
-            return None
-        marker, length = data[i + 1], int.from_bytes(data[i + 2 : i + 4], "big")
-        if marker in (0xC0, 0xC1, 0xC2):
-            return int.from_bytes(data[i + 7 : i + 9], "big"), int.from_bytes(data[i + 5 : i + 7], "big")
-        i += 2 + length
-    return None
-
-
 @tool(
     read_only=True,
     docs={
@@ -217,22 +203,25 @@ async def browser_screenshot(
         tab = page.tab
         region = await tab.screenshot_region(full_page=full_page)
         w, h = region["width"], region["height"]
-        scale = 1.0 if original else min(1.0, MAX_IMAGE_SIDE / max(w, h, 1.0))
-        encoded = await tab.screenshot_base64(
+        limit = None if original else MAX_IMAGE_SIDE
+        config = ctx.config
+        options = ScreenshotOptions(
             format="jpeg" if image_format == "jpeg" else "png",
-            quality=80 if image_format == "jpeg" else None,
+            quality=config.screenshot_quality if image_format == "jpeg" else None,
             clip=region,
-            scale=scale,
+            max_width=limit,
+            max_height=limit,
             full_page=full_page,
-            optimize_for_speed=False,
-            timeout=max(1.0, ctx.remaining()),
+            # A whole page is the image the result-size bound meets: it keeps the compact encoder.
+            optimize_for_speed=config.screenshot_optimize_for_speed and not full_page,
         )
+        shot = await tab.capture_screenshot(options, timeout=max(1.0, ctx.remaining()))
+        encoded = shot.data
         raw = base64.b64decode(encoded)
-        size = image_size(raw)
         data: dict[str, Any] = {
             "image_format": image_format,
-            "width": size[0] if size else None,
-            "height": size[1] if size else None,
+            "width": shot.width,
+            "height": shot.height,
             "source_width": round(w),
             "source_height": round(h),
             "original": original,

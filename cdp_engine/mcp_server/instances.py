@@ -139,11 +139,18 @@ class Config:
     upload_roots: tuple[str, ...] = ()
     allowed_schemes: tuple[str, ...] = tuple(sorted(SERVER_SCHEMES))
     profile_root: str | None = None
+    # browser_screenshot's encoding (its parameters are the reference's): the quality of a jpeg, and Chromium's
+    # fast encoders for a viewport (the same pixels; a png about 1.3x larger, benchmarks/results/screenshot.md).
+    # A full page always gets the compact encoder: it is the image the result-size bound meets.
+    screenshot_quality: int = 80
+    screenshot_optimize_for_speed: bool = True
 
     def __post_init__(self) -> None:
         self.max_result_bytes = max(MIN_MAX_RESULT_BYTES, self.max_result_bytes)
         self.upload_roots = tuple(str(r) for r in self.upload_roots)
         self.allowed_schemes = tuple(self.allowed_schemes)
+        if not 0 <= self.screenshot_quality <= 100:
+            raise ValueError(f"screenshot_quality must be 0-100, not {self.screenshot_quality}")
 
     @property
     def reap_after(self) -> float:
@@ -182,6 +189,8 @@ class Config:
             "isolation": _env(env, "ISOLATION", "context", str),
             "output_dir": _env(env, "OUTPUT_DIR", None, str),
             "profile_root": _env(env, "PROFILE_ROOT", None, str),
+            "screenshot_quality": _env(env, "SCREENSHOT_QUALITY", 80, int),
+            "screenshot_optimize_for_speed": _env(env, "SCREENSHOT_OPTIMIZE_FOR_SPEED", True, _flag),
             "upload_roots": _env(env, "UPLOAD_ROOTS", (), lambda v: tuple(p for p in v.split(os.pathsep) if p)),
             "allowed_schemes": _env(
                 env, "ALLOWED_SCHEMES", tuple(sorted(SERVER_SCHEMES)),

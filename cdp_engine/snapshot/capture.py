@@ -27,7 +27,7 @@ import orjson
 import xxhash
 
 from ..cdp.connection import CDPSession, gc_paused
-from ..core.files import start_screenshot
+from ..core.files import ScreenshotOptions, ScreenshotSpec, page_region, screenshot_options, start_screenshot
 from ..core.worlds import Worlds
 from ..errors import CDPEngineError
 
@@ -120,13 +120,21 @@ VERIFY_SCRIPT = """function(clips, ...nodes) {
   });
 }"""
 
-# Runs in an isolated world of each frame: counts every change a state could depend on.
-PROBE_SCRIPT = """(() => {
+# Runs in an isolated world of each frame: counts every change a state could depend on. With `still`
+# (asked when a screenshot is wanted) the answer goes on with "|", the device pixel ratio, "|" and whether
+# the frame can paint by itself: "0" while anything could change its pixels with no event counted here (a
+# running or pending animation or transition, SMIL animation, a canvas, a playing video, a plugin, an image
+# of a format that may animate), else "1" and the number of animations in effect (a Web Animation that ran
+# and stayed filled between two probes changes it).
+PROBE_FUNCTION = """(still) => {
   const s = globalThis.__cdpEngineProbe;
   // Scroll events fire a frame late: read the offsets. The visual viewport (size and offset) rides along,
   // so a capture needs no Page.getLayoutMetrics.
   const vv = visualViewport;
-  if (s) return `${s.v}:${scrollX},${scrollY}:${vv.width},${vv.height},${vv.pageLeft},${vv.pageTop}`;
+  if (s) {
+    const key = `${s.v}:${scrollX},${scrollY}:${vv.width},${vv.height},${vv.pageLeft},${vv.pageTop}`;
+    return still ? `${key}|${devicePixelRatio}|${s.still()}` : key;
+  }
   const p = {v: 1};
   const bump = () => { p.v++; };
   // The window's own scroll is read as offsets above; only scrolls of other elements count as events.
@@ -135,11 +143,35 @@ PROBE_SCRIPT = """(() => {
   new MutationObserver(bump).observe(document, {subtree: true, childList: true, attributes: true,
     characterData: true});
   for (const t of ['input', 'change', 'resize', 'load', 'transitionend', 'animationend', 'toggle',
-                   'focusin', 'focusout', 'pageshow', 'hashchange', 'popstate', 'fullscreenchange'])
+                   'focusin', 'focusout', 'pageshow', 'hashchange', 'popstate', 'fullscreenchange',
+                   'transitioncancel', 'animationcancel', 'mouseover', 'mouseout'])
     addEventListener(t, bump, {capture: true, passive: true});
+  // Loads of images, scripts and frames do not reach the window (load events stop at the document);
+  // a web font that arrives changes the text's pixels and boxes.
+  for (const t of ['load', 'error']) document.addEventListener(t, bump, {capture: true, passive: true});
+  if (document.fonts) document.fonts.addEventListener('loadingdone', bump);
+  const live = ['canvas', 'embed', 'object'].map((t) => document.getElementsByTagName(t));
+  const smil = ['animate', 'animateMotion', 'animateTransform', 'set'].map(
+    (t) => document.getElementsByTagNameNS('http://www.w3.org/2000/svg', t));
+  const videos = document.getElementsByTagName('video');
+  const animating = /\\.(gif|webp|apng)([?#]|$)|^data:image\\/(gif|webp|apng)[;,]/i;
+  p.still = () => {
+    try {
+      if (live.some((c) => c.length) || smil.some((c) => c.length)) return '0';
+      for (const v of videos) if (!v.paused) return '0';
+      for (const img of document.images) if (animating.test(img.currentSrc || img.src)) return '0';
+      const effects = document.getAnimations();
+      for (const a of effects) if (a.playState === 'running' || a.pending) return '0';
+      return `1${effects.length}`;
+    } catch (e) {
+      return '0';  // not provably still; the version key itself is unaffected
+    }
+  };
   globalThis.__cdpEngineProbe = p;
   return 0;
-})()"""
+}"""
+PROBE_SCRIPT = f"({PROBE_FUNCTION})(false)"
+STILL_PROBE_SCRIPT = f"({PROBE_FUNCTION})(true)"
 
 
 @dataclass
@@ -181,7 +213,14 @@ class Capture:
     version_key: tuple[Any, ...]
     viewport: tuple[float, float, float, float]  # width, height, scroll x, scroll y
     timings: dict[str, float] = field(default_factory=dict)
-    screenshot_format: str | None = None
+    # The screenshot in state["screenshot"]: how it was taken, and what the still probe said just before it
+    # was sent (None: the page could paint by itself, so the image is never reused).
+    shot_options: ScreenshotOptions | None = None
+    shot_still: tuple[Any, ...] | None = None
+
+    @property
+    def screenshot_format(self) -> str | None:
+        return self.shot_options.format if self.shot_options is not None else None
 
 
 TEXTBOX_INPUTS = frozenset({"text", "email", "tel", "url", "password"})
@@ -462,9 +501,10 @@ class StateCapturer:
         or the document of `loader_id`), None when it is not installed."""
         return self.worlds.get(frame_id, loader_id)
 
-    def send_probes(self) -> SentProbes:
+    def send_probes(self, *, still: bool = False) -> SentProbes:
         """Send the change probe to every frame now (before anything else), without awaiting; read_probes()
-        turns the answers into the version key. A capture sends them first in its burst."""
+        turns the answers into the version key (and, with `still`, still_signature() into whether a
+        screenshot may be reused). A capture sends them first in its burst."""
         probes: list[tuple[str, str, asyncio.Future[dict[str, Any]] | None]] = []
         worlds = self.worlds
         frames = self.tab.frames
@@ -476,7 +516,7 @@ class StateCapturer:
                 continue
             future = session.send(
                 "Runtime.evaluate",
-                {"expression": PROBE_SCRIPT, "contextId": ctx, "returnByValue": True},
+                {"expression": STILL_PROBE_SCRIPT if still else PROBE_SCRIPT, "contextId": ctx, "returnByValue": True},
                 timeout=5.0,
             )
             probes.append((fid, loader, future))
@@ -496,14 +536,49 @@ class StateCapturer:
                         value = result["result"].get("value")
                 except CDPEngineError:
                     self.worlds.forget(fid, loader)
+            if isinstance(value, str):
+                value = value.partition("|")[0]  # the still part is not part of the key
             parts.append((fid, loader, value))
         if self.tab.dom_version != before:
             return (None,)
         return (before, *parts)
 
+    async def still_signature(self, sent: SentProbes) -> tuple[Any, ...] | None:
+        """From probes sent with `still`: None when any frame could paint by itself (or did not answer),
+        else what each frame said. Two equal signatures around an unchanged version key mean nothing
+        the probes watch changed the page's pixels in between, so a screenshot may be reused."""
+        before, probes = sent
+        parts: list[tuple[str, str, str]] = []
+        for fid, loader, future in probes:
+            if future is None:
+                return None
+            try:
+                result = await future
+            except CDPEngineError:
+                return None
+            value = result.get("result", {}).get("value")
+            fields = value.split("|") if isinstance(value, str) else []
+            if len(fields) != 3 or not fields[2].startswith("1"):
+                return None
+            parts.append((fid, loader, f"{fields[1]}|{fields[2]}"))
+        if self.tab.dom_version != before:
+            return None
+        return (before, *parts)
+
     async def version_key(self) -> tuple[Any, ...]:
         """What the state depends on: frame/navigation events seen, and each frame's change counter."""
         return await self.read_probes(self.send_probes())
+
+    async def _device_scale(self, sent: SentProbes) -> float:
+        """The main frame's devicePixelRatio from probes sent with `still` (1.0 when it did not say)."""
+        for fid, _loader, future in sent[1]:
+            if fid == self.tab.main_frame_id and future is not None:
+                try:
+                    fields = str((await future)["result"]["value"]).split("|")
+                    return float(fields[1]) if len(fields) == 3 else 1.0
+                except (CDPEngineError, KeyError, TypeError, ValueError):
+                    return 1.0
+        return 1.0
 
     async def _viewport(
         self, sent: tuple[int, list[tuple[str, str, Any]]]
@@ -513,7 +588,7 @@ class StateCapturer:
         for fid, _loader, future in sent[1]:
             if fid == self.tab.main_frame_id and future is not None:
                 try:
-                    value = (await future)["result"]["value"]
+                    value = (await future)["result"]["value"].partition("|")[0]
                     numbers = [float(v) for v in value.rsplit(":", 1)[1].split(",")]
                     width, height, left, top = (int(v) if v.is_integer() else v for v in numbers)
                     return (width, height, left, top)
@@ -534,11 +609,15 @@ class StateCapturer:
     # ----- capture ----------------------------------------------------------------------------
 
     async def capture(
-        self, *, screenshot: bool | str = True, jpeg_quality: int = 80, use_cache: bool = True
+        self, *, screenshot: ScreenshotSpec = True, jpeg_quality: int = 80, use_cache: bool = True
     ) -> Capture:
-        """The current state; served from cache when nothing changed since the last capture."""
+        """The current state; served from cache when nothing changed since the last capture.
+
+        `screenshot`: False (none), True or "png", "jpeg" or "webp" (at `jpeg_quality`), or ScreenshotOptions.
+        An unchanged state keeps its screenshot only when the page could not have painted by itself since
+        (still_signature) and the options are the same; otherwise only the screenshot is taken again."""
         t0 = time.perf_counter()
-        fmt = None if not screenshot else ("jpeg" if screenshot == "jpeg" else "png")
+        options = screenshot_options(screenshot, quality=jpeg_quality)
         last = self.last
         if (
             use_cache
@@ -546,28 +625,60 @@ class StateCapturer:
             and self.key_is_stable(last.version_key)
             and last.version_key[0] == self.tab.dom_version  # a navigation or frame change is a sure miss
         ):
-            key = await self.version_key()
-            if key == last.version_key and (fmt is None or last.screenshot_format == fmt):
-                state = dict(last.state)
-                if fmt is None:
-                    state["screenshot"] = ""
-                last.timings = {"cached": 1.0, "total_ms": (time.perf_counter() - t0) * 1000}
-                self.tab.last_timings = last.timings
-                return Capture(
-                    state,
-                    last.elements,
-                    last.version_key,
-                    last.viewport,
-                    last.timings,
-                    last.screenshot_format,
-                )
+            sent = self.send_probes(still=options is not None)
+            key = await self.read_probes(sent)
+            if key == last.version_key:
+                return await self._from_cache(last, options, sent, t0)
         with gc_paused():  # the snapshot's lists are freed by refcount before the collector is back
-            capture = await self._capture(fmt, jpeg_quality, t0)
+            capture = await self._capture(options, t0)
         self.last = capture
         self.tab.last_timings = capture.timings
         return capture
 
-    async def _capture(self, fmt: str | None, jpeg_quality: int, t0: float) -> Capture:
+    async def _from_cache(
+        self, last: Capture, options: ScreenshotOptions | None, sent: SentProbes, t0: float
+    ) -> Capture:
+        """The cached state of an unchanged page, with the screenshot `options` ask for: the cached one
+        when the page provably painted nothing new since (same options, equal still signatures), else a
+        new one (the state itself still holds)."""
+        state = dict(last.state)
+        timings: dict[str, float] = {"cached": 1.0}
+        shot_options, shot_still = last.shot_options, last.shot_still
+        if options is None:
+            state["screenshot"] = ""
+        else:
+            still = await self.still_signature(sent)
+            if options == last.shot_options and still is not None and still == last.shot_still:
+                timings["screenshot_reused"] = 1.0
+            else:
+                t_shot = time.perf_counter()
+                region = await self._shot_region(options, last.viewport)
+                scale = await self._device_scale(sent)
+                shot = start_screenshot(self.tab.session, options, region=region, device_scale=scale)
+                state["screenshot"] = (await shot)["data"]
+                timings["screenshot_ms"] = (time.perf_counter() - t_shot) * 1000
+                shot_options, shot_still = options, still
+                # The next unchanged capture may reuse this one.
+                last.state = {**last.state, "screenshot": state["screenshot"]}
+                last.shot_options, last.shot_still = shot_options, shot_still
+        timings["total_ms"] = (time.perf_counter() - t0) * 1000
+        last.timings = timings
+        self.tab.last_timings = timings
+        return Capture(state, last.elements, last.version_key, last.viewport, timings, shot_options, shot_still)
+
+    async def _shot_region(
+        self, options: ScreenshotOptions, viewport: tuple[float, float, float, float]
+    ) -> dict[str, float] | None:
+        """The rectangle a screenshot needs first (to scale to a maximum size, or to cover the page), None
+        when it needs none; the viewport comes from the probe, the whole page from Page.getLayoutMetrics."""
+        if not options.needs_region:
+            return None
+        if options.full_page:
+            return await page_region(self.tab.session, full_page=True)
+        width, height, left, top = viewport
+        return {"x": float(left), "y": float(top), "width": float(width), "height": float(height)}
+
+    async def _capture(self, options: ScreenshotOptions | None, t0: float) -> Capture:
         tab = self.tab
         tab.check_open()
         frames = self.frame_sessions()
@@ -576,14 +687,19 @@ class StateCapturer:
         missing = [fid for fid, _s in self._probe_frames() if worlds.get(fid) is None]
         if missing:  # a new document: its probe must be in place first (usually installed already at commit)
             await asyncio.gather(*[worlds.ensure(fid) for fid in missing])
-        probes = self.send_probes()  # read before the snapshot: a later change can only cause a miss
+        # Read before the snapshot (a later change can only cause a miss) and before the screenshot (so the
+        # still signature describes the page the image shows, or an older one).
+        probes = self.send_probes(still=options is not None)
         snapshot_futures = [s.send("DOMSnapshot.captureSnapshot", params) for _, s in frames]
         shot_future = None
-        if fmt is not None:
-            # Sent now, in the burst; awaited after the snapshot is built.
-            shot_future = start_screenshot(
-                tab.session, format="jpeg" if fmt == "jpeg" else "png", quality=jpeg_quality if fmt == "jpeg" else None
-            )
+        if options is not None:
+            # Sent now, in the burst, and awaited after the snapshot is built. Scaling to a maximum size
+            # needs the viewport first: the probe's answer, which comes before the snapshot's.
+            region, scale = None, 1.0
+            if options.needs_region:
+                region = await self._shot_region(options, await self._viewport(probes))
+                scale = await self._device_scale(probes)
+            shot_future = start_screenshot(tab.session, options, region=region, device_scale=scale)
         # OOPIF owners: which iframe element in which parent session hosts each out-of-process frame.
         owner_futures = []
         for fid, s in frames[1:]:
@@ -628,8 +744,10 @@ class StateCapturer:
             "screenshot": "",
             "state_hash": hashed,
         }
+        still = None
         if shot_future is not None:
             state["screenshot"] = (await shot_future)["data"]
+            still = await self.still_signature(probes)
         key = await self.read_probes(probes)
         t_end = time.perf_counter()
         timings = {
@@ -640,7 +758,7 @@ class StateCapturer:
             "elements": float(len(element_index)),
             "verified": float(builder.verified),
         }
-        return Capture(state, {el.index: el for el in builder.elements}, key, viewport, timings, fmt)
+        return Capture(state, {el.index: el for el in builder.elements}, key, viewport, timings, options, still)
 
 
 class _Builder:
