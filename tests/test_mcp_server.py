@@ -5,6 +5,7 @@ with an observation and wait_for, reading the envelopes from the tool results.""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import re
@@ -20,6 +21,8 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
 
+from cdp_engine.mcp_server.caps import CAPS  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = """<title>Shop</title><h1>Shop</h1>
 <button onclick="fetch('/mcp-e2e/api/orders', {method: 'POST'}).then(r => r.json())
@@ -27,15 +30,16 @@ PAGE = """<title>Shop</title><h1>Shop</h1>
 <p id=out>No order</p>"""
 
 
-def _env() -> dict[str, str]:
+def _env(**extra: str) -> dict[str, str]:
     keep = ("CDP_ENGINE_CHROME", "PYTHONPATH", "HOME", "PATH", "TMPDIR")
-    return {k: os.environ[k] for k in keep if k in os.environ}
+    return {**{k: os.environ[k] for k in keep if k in os.environ}, **extra}
 
 
-def envelope(result: Any) -> dict[str, Any]:
-    """The envelope of a tool result: JSON text content, identical to the structured content."""
+def envelope(result: Any, structured: bool = False) -> dict[str, Any]:
+    """The envelope of a tool result: JSON text content, sent once (structured content only when configured,
+    then identical to the text)."""
     text = json.loads(result.content[0].text)
-    assert result.structured_content == text
+    assert result.structured_content == (text if structured else None)
     assert result.is_error == (text["status"] == "error")
     return text
 
@@ -50,10 +54,7 @@ async def scenario(client: Client, site: Any) -> None:
     url = site.add("/mcp-e2e/shop", PAGE)
     listed = await client.list_tools()
     names = {t.name for t in listed.tools}
-    assert (
-        len(names) == 46
-        and {"browser_navigate", "browser_snapshot", "browser_click", "browser_wait_for"} <= names
-    )
+    assert len(names) == 17 and set(CAPS["core"]) == names  # the default tool set: core
     click_schema = next(t for t in listed.tools if t.name == "browser_click").input_schema
     assert (
         click_schema["required"] == ["instance", "ref"]
@@ -96,10 +97,25 @@ async def scenario(client: Client, site: Any) -> None:
     assert stale["error_type"] == "stale_ref" and stale["operation"]["outcome"] == "not_started"
     invalid = envelope(await client.call_tool("browser_navigate", {"instance": "e2e", "url": 3}))
     assert invalid["error_type"] == "invalid_params"
-    shot = await client.call_tool("browser_screenshot", {"instance": "e2e"})
-    assert [c.type for c in shot.content] == ["text", "image"] and envelope(shot)["data"]["width"] == 1280
+    # A tool outside the selected caps is refused, naming the caps that enable it.
+    tabs = envelope(await client.call_tool("browser_tabs", {"instance": "e2e", "action": "list"}))
+    assert tabs["error_type"] == "invalid_params" and "'tabs' caps" in tabs["message"], tabs
+    await screenshot_as_image(client)
     gone = envelope(await client.call_tool("browser_destroy_instance", {"name": "e2e"}))
     assert gone["status"] == "success" and gone["data"] == {}
+
+
+async def screenshot_as_image(client: Client, structured: bool = False) -> None:
+    """The screenshot's bytes travel once, as image content; the envelope carries its metadata only."""
+    shot = await client.call_tool("browser_screenshot", {"instance": "e2e"})
+    assert [c.type for c in shot.content] == ["text", "image"]
+    data = envelope(shot, structured)["data"]
+    assert data["image_base64"] is None and data["image_content_index"] == 1
+    assert (data["image_format"], data["width"], data["height"]) == ("png", 1280, 720)
+    assert {"source_width", "source_height", "original"} <= set(data)
+    assert len(shot.content[0].text) < 1000  # metadata only: no base64 in the text
+    image = shot.content[1]
+    assert image.mime_type == "image/png" and base64.b64decode(image.data)[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 async def test_stdio_server(site: Any) -> None:
@@ -145,3 +161,23 @@ async def test_streamable_http_server(site: Any) -> None:
             except TimeoutError:
                 proc.kill()
                 await proc.wait()
+
+
+async def test_all_caps_and_structured_content(site: Any) -> None:
+    """BROWSER_MCP_CAPS=all offers all 46 tools with the reference's every parameter (the pinned schemas);
+    BROWSER_MCP_STRUCTURED_CONTENT=1 adds the envelope as structured content, still without image bytes."""
+    from cdp_engine.core import schema
+
+    env = _env(BROWSER_MCP_CAPS="all", BROWSER_MCP_STRUCTURED_CONTENT="1")
+    params = StdioServerParameters(command=sys.executable, args=["-m", "cdp_engine", "mcp"], env=env, cwd=ROOT)
+    async with asyncio.timeout(60), Client(params, read_timeout_seconds=30) as client:
+        listed = {t.name: t.input_schema for t in (await client.list_tools()).tools}
+        assert listed == schema.tool_schema("mcp-tools")["tools"]
+        assert "camoufox_os" in listed["browser_create_instance"]["properties"]
+        created = envelope(await client.call_tool("browser_create_instance", {"name": "e2e"}), structured=True)
+        assert created["status"] == "success"
+        url = site.add("/mcp-e2e/all", "<title>All</title><p>x</p>")
+        envelope(await client.call_tool("browser_navigate", {"instance": "e2e", "url": url}), structured=True)
+        tabs = envelope(await client.call_tool("browser_tabs", {"instance": "e2e", "action": "list"}), True)
+        assert tabs["status"] == "success" and len(tabs["data"]["tabs"]) == 1
+        await screenshot_as_image(client, structured=True)

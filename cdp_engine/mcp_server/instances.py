@@ -37,6 +37,7 @@ from ..core.refs import RefRegistry
 from ..core.worlds import Worlds
 from ..errors import BrowserNotFoundError, CDPEngineError
 from ..index.tab import launch
+from .caps import DEFAULT_CAPS, parse_caps
 from .envelope import DEFAULT_MAX_RESULT_BYTES, MIN_MAX_RESULT_BYTES, ToolError
 from .events import EventStream, truncate_fields
 
@@ -144,8 +145,16 @@ class Config:
     # A full page always gets the compact encoder: it is the image the result-size bound meets.
     screenshot_quality: int = 80
     screenshot_optimize_for_speed: bool = True
+    # The tool sets tools/list offers and tools/call accepts (caps.py, docs/mcp.md "Tool sets"): `core` plus these
+    # groups; ("all",) is every tool with every reference parameter. The server (from_env) defaults to the small
+    # DEFAULT_CAPS; a Config built in Python offers every tool (its definitions reach no model).
+    caps: tuple[str, ...] = ("all",)
+    # Also send each result envelope as structuredContent beside its JSON text (off: the text alone; the tools
+    # declare no outputSchema, and clients that see structuredContent may drop the text and image blocks).
+    structured_content: bool = False
 
     def __post_init__(self) -> None:
+        self.caps = parse_caps(self.caps)
         self.max_result_bytes = max(MIN_MAX_RESULT_BYTES, self.max_result_bytes)
         self.upload_roots = tuple(str(r) for r in self.upload_roots)
         self.allowed_schemes = tuple(self.allowed_schemes)
@@ -191,6 +200,8 @@ class Config:
             "profile_root": _env(env, "PROFILE_ROOT", None, str),
             "screenshot_quality": _env(env, "SCREENSHOT_QUALITY", 80, int),
             "screenshot_optimize_for_speed": _env(env, "SCREENSHOT_OPTIMIZE_FOR_SPEED", True, _flag),
+            "caps": _env(env, "CAPS", DEFAULT_CAPS, parse_caps),
+            "structured_content": _env(env, "STRUCTURED_CONTENT", False, _flag),
             "upload_roots": _env(env, "UPLOAD_ROOTS", (), lambda v: tuple(p for p in v.split(os.pathsep) if p)),
             "allowed_schemes": _env(
                 env, "ALLOWED_SCHEMES", tuple(sorted(SERVER_SCHEMES)),

@@ -14,8 +14,9 @@ from typing import Any, Literal
 
 from ..core.liveness import check_responsive
 from ..core.refs import NodeRef
+from .caps import CAP_OF
 from .envelope import Operation, ToolError
-from .instances import Config, Instance, InstanceManager, Page
+from .instances import CAMOUFOX_OPTIONS, Config, Instance, InstanceManager, Page
 from .observe import ObservationTimeout, Observer, PageGone, Target, WaitForSpec, call_in_frame
 from .params import signature_schema
 
@@ -24,11 +25,16 @@ Scope = Literal["server", "lifecycle", "instance"]
 
 COMMON_DOCS = {
     "instance": "Instance name (from browser_create_instance).",
-    "page_id": "Stable page ID from browser_tabs; omitted uses the selected page. Never changes the selection.",
-    "frame_id": "Attached frame ID from browser_frames; an explicit frame never falls back to another frame.",
+    "page_id": "Page ID from browser_tabs; omitted: the selected page. Never changes the selection.",
+    "frame_id": "Frame ID from browser_frames; never falls back to another frame.",
     "wait_for": "Optional observation, armed before the action and awaited after it.",
     "ref": "Element ref from the latest browser_snapshot (e.g. e12).",
 }
+
+
+def enabled(name: str, caps: tuple[str, ...]) -> bool:
+    """Whether the tool is offered under these caps (a tool in no group counts as core)."""
+    return "all" in caps or CAP_OF.get(name, "core") in caps
 
 
 @dataclass
@@ -42,8 +48,28 @@ class ToolSpec:
     modal_exempt: bool
     read_only: bool
 
+    @property
+    def cap(self) -> str:
+        return CAP_OF.get(self.name, "core")
+
+    def listed_schema(self, caps: tuple[str, ...]) -> dict[str, Any]:
+        """The inputSchema tools/list shows: without the always-refused parameters unless `all` is selected."""
+        hidden = UNSUPPORTED_PARAMS.get(self.name, ())
+        if not hidden or "all" in caps:
+            return self.schema
+        properties = {k: v for k, v in self.schema["properties"].items() if k not in hidden}
+        return {**self.schema, "properties": properties}
+
 
 REGISTRY: dict[str, ToolSpec] = {}
+# Reference parameters this engine always refuses (Camoufox/Firefox options): still accepted and refused with
+# unsupported_capability, but advertised only under `all` (the reference's complete surface).
+UNSUPPORTED_PARAMS: dict[str, tuple[str, ...]] = {"browser_create_instance": CAMOUFOX_OPTIONS}
+
+
+def tools_for(caps: tuple[str, ...]) -> list[ToolSpec]:
+    """The registered tools these caps offer (registration order)."""
+    return [spec for spec in REGISTRY.values() if enabled(spec.name, caps)]
 
 
 def tool(

@@ -1,8 +1,10 @@
 """Serve the tool surface with the official `mcp` SDK (low-level `Server`): stdio, or streamable HTTP.
 
-Each tool result carries the envelope twice: as JSON text content (what every client shows the
-model) and as structured content; `isError` is set when the envelope's status is "error".
-A screenshot's image is also attached as image content, so clients can render it.
+Each tool result carries the envelope once, as JSON text content (what every client shows the model);
+`isError` is set when the envelope's status is "error". The tools declare no outputSchema, so the spec
+asks for no structuredContent; Config.structured_content adds the envelope again as structured content
+(docs/mcp.md "Result content"). A screenshot's bytes travel only as image content: the envelope's
+`image_base64` is null there and `image_content_index` names the content block holding the image.
 
 HTTP listens on 127.0.0.1 and requires `Authorization: Bearer <token>` on every request.
 Each call carries its transport session (sessions.py), which decides the instances it sees under
@@ -20,6 +22,7 @@ import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from .envelope import dumps
 from .instances import Config, InstanceManager
 from .sessions import SessionWatch, session_of
 from .tools import BrowserTools
@@ -65,16 +68,19 @@ def build_server(tools: BrowserTools) -> Any:
     async def list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(tools=listing)
 
+    structured = tools.config.structured_content
+
     async def call_tool(ctx: Any, params: Any) -> Any:
         session = session_of(ctx.request)
         envelope, raw = await tools.call_raw(params.name, dict(params.arguments or {}), session=session)
+        envelope, raw, image = lift_image(envelope, raw)
         content: list[Any] = [types.TextContent(type="text", text=raw.decode())]
-        data = envelope.get("data") or {}
-        if envelope["status"] == "success" and isinstance(data.get("image_base64"), str):
-            mime = "image/png" if data.get("image_format") == "png" else "image/jpeg"
-            content.append(types.ImageContent(type="image", data=data["image_base64"], mime_type=mime))
+        if image is not None:
+            content.append(types.ImageContent(type="image", data=image[0], mime_type=image[1]))
         return types.CallToolResult(
-            content=content, structured_content=envelope, is_error=envelope["status"] == "error"
+            content=content,
+            structured_content=envelope if structured else None,
+            is_error=envelope["status"] == "error",
         )
 
     return Server(
@@ -85,6 +91,19 @@ def build_server(tools: BrowserTools) -> Any:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+
+
+def lift_image(
+    envelope: dict[str, Any], raw: bytes
+) -> tuple[dict[str, Any], bytes, tuple[str, str] | None]:
+    """A screenshot's base64 moved out of the envelope: (envelope with `image_base64: null` and
+    `image_content_index: 1`, its JSON, (base64, MIME type)); other envelopes pass through unchanged."""
+    data = envelope.get("data")
+    if envelope["status"] != "success" or not isinstance(data, dict) or not isinstance(data.get("image_base64"), str):
+        return envelope, raw, None
+    mime = "image/png" if data.get("image_format") == "png" else "image/jpeg"
+    lifted = {**envelope, "data": {**data, "image_base64": None, "image_content_index": 1}}
+    return lifted, dumps(lifted), (data["image_base64"], mime)
 
 
 async def serve_stdio(config: Config) -> None:

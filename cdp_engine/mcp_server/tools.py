@@ -31,7 +31,7 @@ from .envelope import Operation, ToolError, bound, error, success
 from .instances import Config, Instance, InstanceManager
 from .observe import PageGone
 from .params import validate
-from .registry import PRECHECK_ERRORS, REGISTRY, Ctx, ToolSpec
+from .registry import PRECHECK_ERRORS, REGISTRY, Ctx, ToolSpec, enabled, tools_for
 
 log = logging.getLogger("cdp_engine.mcp")
 
@@ -44,14 +44,16 @@ class BrowserTools:
         self.config = self.manager.config
 
     def list_tools(self) -> list[dict[str, Any]]:
+        """The tools the configured caps offer (Config.caps), in the reference's order."""
+        caps = self.config.caps
         return [
             {
                 "name": spec.name,
                 "description": spec.description,
-                "inputSchema": spec.schema,
+                "inputSchema": spec.listed_schema(caps),
                 "annotations": {"readOnlyHint": spec.read_only},
             }
-            for spec in sorted(REGISTRY.values(), key=_order)
+            for spec in sorted(tools_for(caps), key=_order)
         ]
 
     async def call(
@@ -79,7 +81,13 @@ class BrowserTools:
         try:
             if spec is None:
                 raise ToolError("invalid_params", f"Unknown tool '{name}'.")
-            args = validate(arguments, spec.schema)
+            if not enabled(name, self.config.caps):
+                raise ToolError(
+                    "invalid_params",
+                    f"Tool '{name}' is not enabled on this server: it belongs to the '{spec.cap}' caps; start the "
+                    f"server with caps '{spec.cap}' (BROWSER_MCP_CAPS={spec.cap}) or 'all'.",
+                )
+            args = validate(_without_element(arguments, spec), spec.schema)
             async with asyncio.timeout(self.config.operation_timeout) as deadline:
                 try:
                     data = await self._run(spec, args, ctx)
@@ -192,6 +200,15 @@ _MODULE_ORDER = ["lifecycle", "navigation", "interaction", "inspection", "pages"
 def _order(spec: ToolSpec) -> int:
     module = spec.func.__module__.rsplit(".", 1)[-1]
     return _MODULE_ORDER.index(module) if module in _MODULE_ORDER else len(_MODULE_ORDER)
+
+
+def _without_element(arguments: dict[str, Any], spec: ToolSpec) -> dict[str, Any]:
+    """playwright-mcp's habit: a human-readable `element` description beside `ref`; accepted and ignored on the
+    tools that take a ref and have no `element` parameter of their own."""
+    properties = spec.schema["properties"]
+    if "element" in arguments and "element" not in properties and ("ref" in properties or "source_ref" in properties):
+        return {k: v for k, v in arguments.items() if k != "element"}
+    return arguments
 
 
 def _instance_name(spec: ToolSpec | None, arguments: dict[str, Any]) -> str | None:
