@@ -116,8 +116,11 @@ async def test_element_beside_ref_is_accepted_and_ignored(core: BrowserTools, si
     box = snap.split('textbox "Name" [ref=')[1].split("]")[0]
     clicked = await core.call("browser_click", {"instance": "t", "ref": button, "element": "Go button"})
     assert clicked["status"] == "success" and clicked["data"] == {"clicked": button}, clicked
-    typed = await core.call("browser_type", {"instance": "t", "ref": box, "text": "Ada", "element": "Name box"})
+    typed = await core.call("browser_type", {"instance": "t", "ref": box, "text": "Bob", "element": "Name box"})
     assert typed["status"] == "success", typed
+    fields = [{"ref": box, "value": "Ada", "element": "Name box"}]
+    filled = await core.call("browser_fill_form", {"instance": "t", "fields": fields})
+    assert filled["status"] == "success" and filled["data"] == {"filled_count": 1}, filled
     value = await core.call(
         "browser_verify_value", {"instance": "t", "ref": box, "expected_value": "Ada", "element": "Name box"}
     )

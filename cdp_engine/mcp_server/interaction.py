@@ -291,7 +291,7 @@ async def browser_fill_form(
     if not fields:
         raise ToolError("invalid_params", "fields must not be empty.")
     for i, field in enumerate(fields):
-        unknown = set(field) - {"ref", "value", "type", "name"}
+        unknown = set(field) - {"ref", "value", "type", "name", "element"}  # name/element: descriptions, ignored
         if unknown:
             raise ToolError(
                 "invalid_params", f"fields[{i}] has unknown key(s): {', '.join(sorted(unknown))}."
