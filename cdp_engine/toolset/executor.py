@@ -707,21 +707,11 @@ class BrowserToolset:
 
     async def _m_left_mouse_down(self, p: dict[str, Any], managed: ManagedTab) -> None:
         x, y = self._point(p["target"])
-
-        async def act() -> None:
-            await input.move(managed.tab, x, y)
-            await input.down(managed.tab, "left")
-
-        await self._settled(managed, act())
+        await self._settled(managed, input.down(managed.tab, "left", x=x, y=y, moving=True))
 
     async def _m_left_mouse_up(self, p: dict[str, Any], managed: ManagedTab) -> None:
         x, y = self._point(p["target"])
-
-        async def act() -> None:
-            await input.move(managed.tab, x, y)
-            await input.up(managed.tab, "left")
-
-        await self._settled(managed, act())
+        await self._settled(managed, input.up(managed.tab, "left", x=x, y=y, moving=True))
 
     async def _m_mouse_move(self, p: dict[str, Any], managed: ManagedTab) -> None:
         x, y = self._point(p["target"])
