@@ -16,12 +16,16 @@ __all__ = ["ARM_FUNCTION", "LOOK_FUNCTION", "OBSERVE_SCRIPT"]
 # come after it. `seen` is the count the latest look ended with.
 _STATE = """const g = globalThis; let s = g.__cdpEngineSettle;
   if (!s) {
-    s = g.__cdpEngineSettle = {n: 0, last: -1, later: 0, lastLater: -1, inputs: 0, event: null, arm: null,
-                               seen: 0, wake: null, before: null, ends: new WeakMap()};
+    s = g.__cdpEngineSettle = {n: 0, last: -1, later: 0, lastLater: -1, recent: [], inputs: 0, event: null,
+                               arm: null, seen: 0, wake: null, before: null, ends: new WeakMap()};
     new MutationObserver(() => {
       const now = performance.now();
       s.n++; s.last = now;
-      if (!(s.event && s.event.eventPhase)) { s.later++; s.lastLater = now; }
+      if (!(s.event && s.event.eventPhase)) {
+        // The last three changes outside any input, one per task (batches within a millisecond are one).
+        if (now - s.lastLater > 1) { s.recent.push(now); if (s.recent.length > 3) s.recent.shift(); }
+        s.later++; s.lastLater = now;
+      }
       if (s.wake) s.wake();
     }).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
     const input = (e) => { if (e.isTrusted) { s.inputs++; s.event = e; } };
@@ -30,8 +34,9 @@ _STATE = """const g = globalThis; let s = g.__cdpEngineSettle;
                      'input', 'change', 'focusin', 'focusout', 'submit', 'wheel'])
       addEventListener(t, input, {capture: true, passive: true});
     // A wheel scrolls after its event, on the compositor: note whether something under it can scroll that way,
-    // so a look waits for the scroll to end (scrollend). Not passive: Chromium then dispatches the wheel
-    // before it acknowledges it, as it does a click, so the look after the input sees it.
+    // so a look waits for the scroll to end (scrollend). Listened to from the arming to the end of the look,
+    // not passive: Chromium then dispatches the wheel before it acknowledges it, as it does a click, so the
+    // look after the input sees it (outside a settle the page's wheel scrolling is left alone).
     const room = (el, dx, dy) => {
       for (; el; el = el.parentElement || (el.getRootNode && el.getRootNode().host) || null) {
         const st = getComputedStyle(el), root = el === document.scrollingElement;
@@ -43,27 +48,31 @@ _STATE = """const g = globalThis; let s = g.__cdpEngineSettle;
       return false;
     };
     s.wheels = 0; s.scrollEnds = 0; s.wheel = null;
-    addEventListener('wheel', (e) => {
+    s.onWheel = (e) => {
       if (!e.isTrusted) return;
       s.wheels++;
       let scrolls = false;
       try { scrolls = e.target.nodeType === 1 && room(e.target, e.deltaX, e.deltaY); } catch (x) { /* no wait */ }
       s.wheel = {n: s.wheels, ends: s.scrollEnds, event: e, scrolls};
-    }, {capture: true, passive: false});
+    };
     addEventListener('scrollend', () => { s.scrollEnds++; if (s.wake) s.wake(); }, {capture: true, passive: true});
   }"""
 
 # Installed in each new document's world as it commits, so the first action there knows the page's past.
 OBSERVE_SCRIPT = "(() => { " + _STATE + " return 0; })()"
 
-# Before the input: where the counts are, whether the page was changing by itself (a change within the
-# quiet window: then changes that go on are not the input's), and the animations already running.
+# Before the input: where the counts are, whether the page was changing by itself (its last three changes
+# outside any input all within 100 ms, or three quiet windows if longer, before the arming: a stream, whose
+# changes that go on are not the input's; an earlier action's late render or two is not one), and the
+# animations already running.
 ARM_FUNCTION = (
     "function(quiet) { "
     + _STATE
     + """
   const now = performance.now();
-  s.arm = {n: s.n, later: s.later, inputs: s.inputs, wheels: s.wheels, busy: s.last >= 0 && now - s.last < quiet};
+  const busy = s.recent.length === 3 && now - s.recent[0] < Math.max(3 * quiet, 100);
+  s.arm = {n: s.n, later: s.later, inputs: s.inputs, wheels: s.wheels, busy};
+  addEventListener('wheel', s.onWheel, {capture: true, passive: false});
   try { s.before = new Set(document.getAnimations()); } catch (e) { s.before = null; }
   return s.n; }"""
 )
@@ -109,6 +118,7 @@ LOOK_FUNCTION = (
     let waiting = s.n === arm.n && laterAt() < 0, expecting = waiting && expect > 0;
     const finish = (deadline) => {
       s.wake = null; clearTimeout(timer); s.seen = s.n;
+      removeEventListener('wheel', s.onWheel, {capture: true});
       resolve({n: s.n, changed: s.n !== arm.n, continued, deadline, ms: performance.now() - start});
     };
     const later = (ms) => { clearTimeout(timer); timer = setTimeout(check, Math.max(0, ms)); };
