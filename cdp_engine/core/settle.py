@@ -13,8 +13,9 @@ the page's handlers for it ran. Then:
   for a pointer input, ~10 ms, and at once after typed text); a longer timer is not waited for;
 - changes after that (a timer's render, a ticker the input started): the quiet window: the settle
   ends once none came for `quiet_ms`, at most `max_ms` (then `deadline` is reported). A page that
-  was changing by itself when armed (its last three changes within 100 ms: a stream) is not waited
-  for that way: its changes are not the input's;
+  was changing by itself when armed (three changes of its own within 100 ms, outside any input and
+  any settle, or a last look that ran to its deadline) is not waited for that way: they are not the
+  input's;
 - a finite CSS transition or animation the input started, of a property that shows or moves an
   element (opacity, visibility, transform, size, position): until it ends (at most `max_ms`);
 - a wheel over something that can scroll that way: until the scroll ends (scrollend);

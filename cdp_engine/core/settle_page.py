@@ -16,14 +16,15 @@ __all__ = ["ARM_FUNCTION", "LOOK_FUNCTION", "OBSERVE_SCRIPT"]
 # come after it. `seen` is the count the latest look ended with.
 _STATE = """const g = globalThis; let s = g.__cdpEngineSettle;
   if (!s) {
-    s = g.__cdpEngineSettle = {n: 0, last: -1, later: 0, lastLater: -1, recent: [], inputs: 0, event: null,
-                               arm: null, seen: 0, wake: null, before: null, ends: new WeakMap()};
+    s = g.__cdpEngineSettle = {n: 0, last: -1, later: 0, lastLater: -1, recent: [], ours: false, streaming: false, inputs: 0,
+                               event: null, arm: null, seen: 0, wake: null, before: null, ends: new WeakMap()};
     new MutationObserver(() => {
       const now = performance.now();
       s.n++; s.last = now;
       if (!(s.event && s.event.eventPhase)) {
-        // The last three changes outside any input, one per task (batches within a millisecond are one).
-        if (now - s.lastLater > 1) { s.recent.push(now); if (s.recent.length > 3) s.recent.shift(); }
+        // The page's own last three changes: outside any input and any settle (an action's late renders are
+        // its own), one per task (batches within a millisecond are one).
+        if (!s.ours && now - s.lastLater > 1) { s.recent.push(now); if (s.recent.length > 3) s.recent.shift(); }
         s.later++; s.lastLater = now;
       }
       if (s.wake) s.wake();
@@ -62,15 +63,18 @@ _STATE = """const g = globalThis; let s = g.__cdpEngineSettle;
 OBSERVE_SCRIPT = "(() => { " + _STATE + " return 0; })()"
 
 # Before the input: where the counts are, whether the page was changing by itself (its last three changes
-# outside any input all within 100 ms, or three quiet windows if longer, before the arming: a stream, whose
-# changes that go on are not the input's; an earlier action's late render or two is not one), and the
-# animations already running.
+# outside any input and any settle all within 100 ms, or three quiet windows if longer, before the arming;
+# or the last look ran to its deadline on changes that never paused, and they still have not: a stream,
+# whose changes that go on are not the input's; an earlier action's late renders are not), and the
+# animations already running. From here to the end of the look the changes are the settle's own.
 ARM_FUNCTION = (
     "function(quiet) { "
     + _STATE
     + """
   const now = performance.now();
-  const busy = s.recent.length === 3 && now - s.recent[0] < Math.max(3 * quiet, 100);
+  if (now - s.lastLater >= quiet) s.streaming = false;
+  const busy = s.streaming || (s.recent.length === 3 && now - s.recent[0] < Math.max(3 * quiet, 100));
+  s.ours = true;
   s.arm = {n: s.n, later: s.later, inputs: s.inputs, wheels: s.wheels, busy};
   addEventListener('wheel', s.onWheel, {capture: true, passive: false});
   try { s.before = new Set(document.getAnimations()); } catch (e) { s.before = null; }
@@ -85,6 +89,7 @@ LOOK_FUNCTION = (
     + _STATE
     + """
   const start = performance.now();
+  s.ours = true;
   const arm = mode === 'input' && s.arm ? s.arm
     : {n: mode === 'response' ? s.seen : s.n, later: -1, inputs: -1, wheels: s.wheels};
   // With trusted input since the arming, changes outside its dispatch come after it; else after the look began.
@@ -117,7 +122,8 @@ LOOK_FUNCTION = (
     let timer = 0, continued = false, answered = false;
     let waiting = s.n === arm.n && laterAt() < 0, expecting = waiting && expect > 0;
     const finish = (deadline) => {
-      s.wake = null; clearTimeout(timer); s.seen = s.n;
+      s.wake = null; clearTimeout(timer); s.seen = s.n; s.ours = false;
+      if (deadline && continued) s.streaming = true;  // the page never paused: a stream of its own
       removeEventListener('wheel', s.onWheel, {capture: true});
       resolve({n: s.n, changed: s.n !== arm.n, continued, deadline, ms: performance.now() - start});
     };
