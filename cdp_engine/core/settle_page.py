@@ -16,8 +16,9 @@ __all__ = ["ARM_FUNCTION", "LOOK_FUNCTION", "OBSERVE_SCRIPT"]
 # come after it. `seen` is the count the latest look ended with.
 _STATE = """const g = globalThis; let s = g.__cdpEngineSettle;
   if (!s) {
-    s = g.__cdpEngineSettle = {n: 0, last: -1, later: 0, lastLater: -1, recent: [], ours: false, streaming: false, inputs: 0,
-                               event: null, arm: null, seen: 0, wake: null, before: null, ends: new WeakMap()};
+    s = g.__cdpEngineSettle = {n: 0, last: -1, later: 0, lastLater: -1, recent: [], ours: false,
+                               streaming: false, inputs: 0, event: null, arm: null, seen: 0, wake: null,
+                               before: null, ends: new WeakMap()};
     new MutationObserver(() => {
       const now = performance.now();
       s.n++; s.last = now;
@@ -95,11 +96,13 @@ LOOK_FUNCTION = (
   // With trusted input since the arming, changes outside its dispatch come after it; else after the look began.
   // A page that was changing by itself when armed keeps doing so: that is not waited for.
   const byEvent = arm.inputs >= 0 && s.inputs > arm.inputs, busy = mode !== 'now' && s.arm && s.arm.busy;
-  const laterAt = () => busy ? -1 : byEvent ? (s.later > arm.later ? s.lastLater : -1) : (s.last >= start ? s.last : -1);
+  const laterAt = () => busy ? -1
+    : byEvent ? (s.later > arm.later ? s.lastLater : -1) : (s.last >= start ? s.last : -1);
   const scrolling = () => s.wheel && s.wheel.n > arm.wheels && s.wheel.scrolls && !s.wheel.event.defaultPrevented
     && s.scrollEnds === s.wheel.ends;
   // Finite animations the input started, of a property that moves or shows something: when they end.
-  const moves = /^(opacity|visibility|display|content-?visibility|transform|translate|rotate|scale|width|height|min|max|top|left|right|bottom|inset|margin|padding|clip)/i;
+  const moves = new RegExp('^(opacity|visibility|display|content-?visibility|transform|translate|rotate|scale'
+    + '|width|height|min|max|top|left|right|bottom|inset|margin|padding|clip)', 'i');
   const animationsEnd = (now) => {
     let end = 0;
     for (const a of document.getAnimations()) {
@@ -134,7 +137,10 @@ LOOK_FUNCTION = (
       if (expecting) return now - start >= expect ? finish(false) : later(Math.min(left, expect - (now - start)));
       if (scrolling()) return later(Math.min(left, 50));  // scrollend wakes the look
       const last = answered ? -1 : laterAt();  // changes go on after the trigger: the quiet window
-      if (last >= 0) { continued = true; if (now - last < quiet) return later(Math.min(left, quiet - (now - last))); }
+      if (last >= 0) {
+        continued = true;
+        if (now - last < quiet) return later(Math.min(left, quiet - (now - last)));
+      }
       let end = 0;
       try { end = animationsEnd(now); } catch (e) { /* a document without animations support: none */ }
       if (end > now) return later(Math.min(left, end - now));
