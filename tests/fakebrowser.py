@@ -27,7 +27,7 @@ from typing import Any
 from cdp_engine.cdp.connection import Connection
 from cdp_engine.cdp.mock import Answer, MockTransport
 from cdp_engine.core.browser import Browser, DialogPolicy, Tab
-from cdp_engine.core.settle import SETTLE_SCRIPT
+from cdp_engine.core.settle import ARM_FUNCTION, LOOK_FUNCTION
 
 SESSION = "S1"
 TARGET = "T1"  # Chromium's main frame id is its page's target id
@@ -49,7 +49,8 @@ class FakeBrowser:
         self.frame_id = TARGET
         self.tab: Tab
         self.status: int | None = 200  # what the page's navigation entry reports (Tab._main_status)
-        self.dom_quiet_ms: float = 40.0  # what SETTLE_SCRIPT resolves with
+        self.changes = 0  # the settle observer's change count (what ARM_FUNCTION answers)
+        self.look: dict[str, Any] = {"changed": False, "continued": False, "deadline": False, "ms": 0.0}
         self.scripts: dict[str, Script] = {}
         self._sent_waiters: list[tuple[str, asyncio.Future[dict[str, Any]]]] = []
         self._consumed: dict[str, int] = {}  # how many commands of each method sent() has handed out
@@ -93,11 +94,15 @@ class FakeBrowser:
             return {"frameTree": {"frame": {"id": self.frame_id, "loaderId": FIRST_LOADER, "url": "about:blank"}}}
         if method == "Runtime.evaluate":
             return self._evaluate(params["expression"])
+        if method == "Page.createIsolatedWorld":
+            return {"executionContextId": 100}
+        if method == "Runtime.callFunctionOn" and params.get("functionDeclaration") == ARM_FUNCTION:
+            return {"result": {"type": "number", "value": self.changes}}
+        if method == "Runtime.callFunctionOn" and params.get("functionDeclaration") == LOOK_FUNCTION:
+            return {"result": {"type": "object", "value": {"n": self.changes, **self.look}}}
         return {}
 
     def _evaluate(self, expression: str) -> Answer:
-        if expression.startswith(SETTLE_SCRIPT.split("%d")[0]):
-            return {"result": {"type": "number", "value": self.dom_quiet_ms}}
         if "getEntriesByType('navigation')" in expression:
             if self.status is None:
                 return {"result": {"type": "object", "subtype": "null", "value": None}}

@@ -3,7 +3,8 @@
 Tab.goto and the lifecycle watcher (core/lifecycle.py): each lifecycle point from its own event, only
 the navigation's own document counting, Chromium's error text, the deadline, a held dialog, a
 detached or crashed tab, same-document navigations, the status; the settle after actions
-(core/settle.py): a navigation the action caused, DOM quiet, requests in flight, a dialog, a closed tab.
+(core/settle.py): arming before the input, the look after it, a navigation the action caused, the requests
+it started, the knobs and the deadline flag, a dialog, a closed tab.
 The same promises against real Chromium are in test_lifecycle.py and test_settle.py.
 """
 
@@ -21,7 +22,17 @@ from fakebrowser import FIRST_LOADER, TARGET, FakeBrowser
 from cdp_engine.cdp.mock import NO_ANSWER
 from cdp_engine.core.browser import IGNORED_NAVIGATION_ERRORS
 from cdp_engine.core.lifecycle import LifecycleWatcher, wait_loaded
-from cdp_engine.core.settle import SETTLE_MAX_MS, SETTLE_QUIET_MS, NetworkTracker, settle
+from cdp_engine.core.settle import (
+    ARM_FUNCTION,
+    LOOK_FUNCTION,
+    SETTLE_ALLOWANCE_MS,
+    SETTLE_MAX_MS,
+    SETTLE_QUIET_MS,
+    SETTLE_RESPONSE_MS,
+    NetworkTracker,
+    SettleOptions,
+    settle,
+)
 from cdp_engine.errors import NavigationError, NavigationTimeoutError, TargetClosedError
 
 URL = "http://site.test/page"
@@ -283,6 +294,18 @@ async def test_wait_loaded(fake: FakeBrowser) -> None:
     assert not await wait_loaded(tab, 2.0)  # a closed tab answers at once
 
 
+async def test_a_wait_that_starts_as_the_tab_closes_fails_at_once(fake: FakeBrowser) -> None:
+    # A watcher checks for a closed tab, then registers its condition a loop turn later: a close in
+    # between used to leave the wait running to its deadline instead of failing it.
+    with LifecycleWatcher(fake.tab) as watcher:
+        waiting = asyncio.ensure_future(watcher.wait("load", 5))
+        fake.detach()
+        with pytest.raises(TargetClosedError):
+            await asyncio.wait_for(waiting, 0.5)
+    with pytest.raises(TargetClosedError):
+        await asyncio.wait_for(fake.tab.wait_for_condition(lambda: False, 5), 0.5)
+
+
 async def test_history_step_without_an_entry_is_none_and_back_waits(fake: FakeBrowser) -> None:
     entries = [{"id": 1, "url": "about:blank"}, {"id": 2, "url": URL}]
     fake.answer("Page.getNavigationHistory", lambda params: {"currentIndex": 1, "entries": entries})
@@ -300,18 +323,52 @@ async def test_history_step_without_an_entry_is_none_and_back_waits(fake: FakeBr
 # ===== the settle after actions ===================================================================
 
 
-def dom_quiet_calls(fake: FakeBrowser) -> int:
-    return sum("MutationObserver" in c["params"]["expression"] for c in fake.commands("Runtime.evaluate"))
+def looks(fake: FakeBrowser) -> list[list[Any]]:
+    """The arguments of every look the settle sent (mode, expect, allowance, quiet, max)."""
+    return [
+        [a.get("value") for a in c["params"]["arguments"]]
+        for c in fake.commands("Runtime.callFunctionOn")
+        if c["params"]["functionDeclaration"] == LOOK_FUNCTION
+    ]
 
 
-async def test_settle_without_navigation_waits_for_dom_quiet(fake: FakeBrowser) -> None:
+def arms(fake: FakeBrowser) -> int:
+    return sum(c["params"]["functionDeclaration"] == ARM_FUNCTION for c in fake.commands("Runtime.callFunctionOn"))
+
+
+async def test_settle_arms_before_the_input_and_looks_after(fake: FakeBrowser) -> None:
+    seen: list[int] = []
+
     async def action() -> str:
+        seen.append(arms(fake))  # the observer is armed before the input runs
         return "clicked"
 
     report = await asyncio.wait_for(settle(fake.tab, action()), 1)
-    assert report.value == "clicked" and report.waited_for == ["dom"] and not report.navigated
-    assert dom_quiet_calls(fake) == 1
-    assert f"quiet = {SETTLE_QUIET_MS}, max = {SETTLE_MAX_MS}," in fake.commands("Runtime.evaluate")[-1]["params"]["expression"]
+    assert report.value == "clicked" and seen == [1] and report.waited_for == ["dom"] and not report.navigated
+    o = SettleOptions()
+    assert looks(fake) == [["input", 0, o.allowance_ms, o.quiet_ms, o.max_ms]]  # compared with the arming
+    assert (o.allowance_ms, o.quiet_ms, o.max_ms) == (SETTLE_ALLOWANCE_MS, SETTLE_QUIET_MS, SETTLE_MAX_MS)
+    assert report.timings()["settle_quiet_ms"] == SETTLE_QUIET_MS and report.timings()["settle_deadline"] == 0.0
+
+
+async def test_settle_reports_the_look_and_the_tab_s_own_knobs(fake: FakeBrowser) -> None:
+    SettleOptions(allowance_ms=5, quiet_ms=30, max_ms=200).use(fake.tab)
+    fake.look = {"changed": True, "continued": True, "deadline": True, "ms": 200.0}
+
+    async def action() -> None:
+        return None
+
+    report = await asyncio.wait_for(settle(fake.tab, action()), 1)
+    assert looks(fake)[-1][2:] == [5, 30, 200]
+    assert report.changed and report.continued and report.deadline
+    timings = report.timings()
+    assert timings["settle_deadline"] == 1.0 and timings["settle_changed"] == 1.0
+    assert (timings["settle_allowance_ms"], timings["settle_quiet_ms"], timings["settle_max_ms"]) == (5, 30, 200)
+
+
+async def test_settle_without_an_action_looks_from_now(fake: FakeBrowser) -> None:
+    report = await asyncio.wait_for(settle(fake.tab), 1)
+    assert arms(fake) == 0 and looks(fake)[-1][0] == "now" and report.waited_for == ["dom"]
 
 
 async def test_settle_waits_for_the_navigation_the_action_caused(fake: FakeBrowser) -> None:
@@ -319,20 +376,21 @@ async def test_settle_waits_for_the_navigation_the_action_caused(fake: FakeBrows
         fake.requested(URL)  # the click followed a link
 
     settling = asyncio.ensure_future(settle(fake.tab, click(), load_timeout=2))
-    await ticks(10)
+    await ticks(20)
     assert not settling.done()
     fake.commit("L1", URL)
     fake.load("L1")
     report = await asyncio.wait_for(settling, 1)
     assert report.navigated and report.loaded and report.waited_for == ["navigation", "dom"]
-    assert dom_quiet_calls(fake) == 2  # once from the input, again on the new document
+    assert [look[0] for look in looks(fake)] == ["input", "now"]  # the new document's look counts from its load
     assert report.settle_ms >= report.navigation_ms > 0 and fake.tab.url == URL
 
 
-async def test_settle_waits_for_requests_in_flight(fake: FakeBrowser) -> None:
-    network = NetworkTracker(fake.tab)
+async def test_settle_waits_for_the_requests_the_input_started(fake: FakeBrowser) -> None:
+    network = NetworkTracker.of(fake.tab)
     await network.enable()
     assert fake.commands("Network.enable")
+    fake.emit("Network.requestWillBeSent", {"requestId": "R0", "type": "XHR", "request": {"url": URL + "/poll"}})
 
     async def click() -> None:
         fake.emit("Network.requestWillBeSent", {"requestId": "R1", "type": "Fetch", "request": {"url": URL + "/api"}})
@@ -340,19 +398,34 @@ async def test_settle_waits_for_requests_in_flight(fake: FakeBrowser) -> None:
         fake.emit("Network.requestWillBeSent", {"requestId": "R3", "type": "XHR", "request": {"url": URL + "/gone"}})
 
     settling = asyncio.ensure_future(settle(fake.tab, click(), network=network))
-    await ticks(10)
-    assert not settling.done() and network.inflight == 2  # the WebSocket is not waited for
+    await ticks(20)
+    assert not settling.done() and network.inflight == 3  # the WebSocket is not waited for
     fake.emit("Network.loadingFailed", {"requestId": "R3", "errorText": "net::ERR_CONNECTION_REFUSED"})
     await ticks()
-    assert not settling.done() and network.inflight == 1
-    fake.emit("Network.loadingFinished", {"requestId": "R1"})
+    assert not settling.done() and network.inflight == 2
+    fake.emit("Network.loadingFinished", {"requestId": "R1"})  # R0 started before the input: not waited for
     report = await asyncio.wait_for(settling, 1)
-    assert report.waited_for == ["dom", "network"] and dom_quiet_calls(fake) == 2
+    assert report.waited_for == ["dom", "network"] and report.requests == 2 and network.inflight == 1
+    assert [look[:2] for look in looks(fake)] == [["input", 0], ["response", SETTLE_RESPONSE_MS]]  # then the answers
+
+
+async def test_settle_stops_waiting_for_requests_at_its_deadline(fake: FakeBrowser) -> None:
+    network = NetworkTracker.of(fake.tab)
+
+    async def click() -> None:
+        fake.emit("Network.requestWillBeSent", {"requestId": "R1", "type": "Fetch", "request": {"url": URL + "/hang"}})
+
+    report = await asyncio.wait_for(settle(fake.tab, click(), network=network, options=SettleOptions(network_max=0.05)), 1)
+    assert report.deadline and report.requests == 1 and report.timings()["settle_deadline"] == 1.0
 
 
 async def test_a_held_dialog_ends_the_settle_at_once(fake: FakeBrowser) -> None:
     fake.tab.dialog_policy = "hold"
-    fake.answer("Runtime.evaluate", lambda params: NO_ANSWER)  # the renderer is paused by the dialog
+    # The renderer is paused by the dialog: the look never answers.
+    fake.answer(
+        "Runtime.callFunctionOn",
+        lambda params: {"result": {"value": 0}} if params["functionDeclaration"] == ARM_FUNCTION else NO_ANSWER,
+    )
 
     async def click() -> None:
         fake.dialog("sure?", "confirm")
@@ -369,7 +442,7 @@ async def test_a_dialog_during_the_navigation_ends_the_settle(fake: FakeBrowser)
         fake.requested(URL)
 
     settling = asyncio.ensure_future(settle(fake.tab, click(), load_timeout=5))
-    await ticks(10)
+    await ticks(20)
     fake.commit("L1", URL)
     fake.dialog("onload alert")
     report = await asyncio.wait_for(settling, 0.5)
@@ -382,7 +455,8 @@ async def test_the_tab_closing_during_the_settle(fake: FakeBrowser, raise_closed
         fake.requested(URL)
 
     settling = asyncio.ensure_future(settle(fake.tab, click(), load_timeout=5, raise_closed=raise_closed))
-    await ticks(10)
+    await ticks(20)
+    assert not settling.done() and looks(fake)  # waiting for the navigation
     fake.detach()
     if raise_closed:
         with pytest.raises(TargetClosedError):
@@ -401,7 +475,7 @@ async def test_settle_a_stopped_navigation_waits_briefly_for_its_download(fake: 
         fake.requested(URL + "/file.zip")
 
     settling = asyncio.ensure_future(settle(fake.tab, click(), stop_ends=True, until=began, quiet_after_load=False))
-    await ticks(10)
+    await ticks(20)
     fake.stopped_loading()
     await ticks()
     assert not settling.done()  # Chromium announces the download just after it stops the navigation

@@ -235,3 +235,23 @@ async def test_one_isolated_world_per_document(tab: cdp_engine.Tab, site: Any) -
     worlds.forget(main)  # as when a call finds it gone: the next use asks Chromium again
     assert worlds.get(main) is None
     assert await worlds.context(main) == fresh, "Chromium keeps one world of a name per document"
+
+
+async def test_an_init_script_added_later_reaches_the_worlds_that_exist(tab: cdp_engine.Tab, site: Any) -> None:
+    # A surface that registers its script after a document's world was made (at its commit, for another
+    # surface) must find it there at once, as the capture's change probe does on a tab's first state.
+    await open_page(tab, site)
+    worlds = Worlds.of(tab)
+    main = tab.main_frame_id
+    ctx = await worlds.context(main)
+    worlds.add_init_script("globalThis.__laterMark = (globalThis.__laterMark || 0) + 1")
+    result = await tab.session.send(
+        "Runtime.evaluate", {"expression": "globalThis.__laterMark", "contextId": ctx, "returnByValue": True}
+    )
+    assert result["result"]["value"] == 1
+    child = child_frame(tab)
+    frame_ctx = await worlds.context(child)
+    result = await tab.frames[child].session.send(
+        "Runtime.evaluate", {"expression": "globalThis.__laterMark", "contextId": frame_ctx, "returnByValue": True}
+    )
+    assert result["result"]["value"] == 1, "a world made after the script was added runs it once"

@@ -205,6 +205,64 @@ async def test_mouse_state_bitmask_across_down_move_up(
     assert input.input_state(other).mask == 0 and input.input_state(other) is not state
 
 
+# A card whose "delete" control appears under the pointer only while the card is hovered: by a mouseover
+# handler, or by CSS :hover.
+HOVER_CARD = """<div id="card" style="position:absolute;left:100px;top:100px;width:200px;height:100px">card
+  <button id="del" onclick="window.deleted = true" style="display:none;position:absolute;left:50px;top:25px;
+    width:100px;height:50px">Delete</button></div>
+  <div id="css" style="position:absolute;left:400px;top:100px;width:200px;height:100px">css
+    <button id="del2" onclick="window.deleted2 = true" style="position:absolute;left:50px;top:25px;width:100px;
+      height:50px">Delete</button></div>
+  <style>#css #del2 { display: none } #css:hover #del2 { display: block }</style>
+  <script>document.getElementById('card').addEventListener('mouseover', () => {
+    document.getElementById('del').style.display = 'block'; });</script>"""
+
+
+async def test_a_pipelined_click_reaches_what_the_hover_shows(tab: cdp_engine.Tab, site: Any) -> None:
+    # Move, press and release are sent together: the move (and its mouseover handler, or :hover style) is
+    # handled before the press hit-tests, as for a user whose pointer comes to rest and clicks.
+    await tab.goto(site.add(path("hover-card"), page(HOVER_CARD)))
+    await input.move(tab, 5, 5)
+    await input.click_at(tab, 200, 150)
+    await input.click_at(tab, 500, 150)
+    assert await tab.evaluate("[window.deleted === true, window.deleted2 === true]") == [True, True]
+    clicks = await events(tab, "click")
+    assert [c["target"] for c in clicks] == ["del", "del2"]
+    moves = await events(tab, "mousemove")
+    assert (moves[-1]["x"], moves[-1]["y"]) == (500, 150)
+
+
+HOVER_MENU = """<div id="menu" style="display:inline-block;padding:4px">
+  <button id="open" style="font-size:20px">Menu</button>
+  <div id="items" style="display:none"><button onclick="document.getElementById('o').textContent = 'picked'"
+    style="font-size:20px">Item</button></div></div><p id="o">none</p>
+  <script>const m = document.getElementById('menu'), items = document.getElementById('items');
+    m.addEventListener('mouseover', () => { items.style.display = 'block'; });
+    m.addEventListener('mouseleave', () => { items.style.display = 'none'; });</script>"""
+
+
+async def test_a_mouseover_menu_through_the_element_index(tab: cdp_engine.Tab, site: Any) -> None:
+    await tab.goto(site.add(path("hover-menu"), page(HOVER_MENU)))
+    state = await tab.state(screenshot=False)
+    menu = next(int(k) for k, d in state["element_index"].items() if "Menu" in str(d))
+    state = await tab.act({"action": "click_element", "element_index": menu}, screenshot=False)
+    assert "error" not in state and "Item" in state["page_content"], "the hover opened the menu"
+    item = next(int(k) for k, d in state["element_index"].items() if "Item" in str(d))
+    state = await tab.act({"action": "click_element", "element_index": item}, screenshot=False)
+    assert "error" not in state and "picked" in state["page_content"]
+
+
+async def test_press_and_release_at_a_point_with_the_move_sent_along(tab: cdp_engine.Tab, site: Any) -> None:
+    await tab.goto(site.add(path("moving"), page('<div id="pad" style="width:600px;height:400px"></div>')))
+    await input.down(tab, "left", x=120, y=80, moving=True)
+    await input.up(tab, "left", x=200, y=90, moving=True)
+    seen = [(e["type"], e["buttons"], e["x"], e["y"]) for e in await tab.evaluate("log.filter(e => e.type.startsWith('mouse'))")]
+    assert seen == [
+        ("mousemove", 0, 120, 80), ("mousedown", 1, 120, 80), ("mousemove", 1, 200, 90), ("mouseup", 0, 200, 90),
+    ]  # fmt: skip
+    assert input.input_state(tab).mask == 0 and (input.input_state(tab).x, input.input_state(tab).y) == (200, 90)
+
+
 async def test_drag_holds_the_button_through_every_move(tab: cdp_engine.Tab, site: Any) -> None:
     await tab.goto(site.add(path("drag"), page('<div id="pad" style="width:600px;height:400px"></div>')))
     await input.drag(tab, 50, 50, 250, 150, steps=4)

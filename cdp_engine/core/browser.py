@@ -179,9 +179,12 @@ class Tab:
                 self._conditions.remove(cond)
 
     async def wait_for_condition(self, predicate: Callable[[], bool], timeout: float) -> None:
-        """Wait until predicate() holds, re-checked on every frame and lifecycle event; TimeoutError after."""
+        """Wait until predicate() holds, re-checked on every frame and lifecycle event; TimeoutError after,
+        TargetClosedError at once when the tab is closed or crashed (also when it closed before this wait began)."""
         if predicate():
             return
+        if self.closed or self.crashed:
+            raise TargetClosedError(f"tab {self.target_id} is closed")
         cond = _Condition(predicate)
         self._conditions.append(cond)
         try:

@@ -4,7 +4,9 @@ Every surface (element index, browser toolset, MCP tools, gym harness) acts thro
 so a click, a drag or a key chord behaves the same everywhere. A click on an element runs one
 pipeline: scroll it into view, take a visible point of its content quads clipped to the viewport,
 offset by out-of-process frame owners, hit-test it, then send mouseMoved + mousePressed +
-mouseReleased pipelined in one window; inside an out-of-process frame an optional check makes
+mouseReleased pipelined in one window: Chromium handles a session's input in order, so the move's
+hover effects run before the press hit-tests, and the move costs no frame of its own (awaited alone
+it is answered after the next frame, ~17 ms). Inside an out-of-process frame an optional check makes
 sure the press reached the frame. Mouse position, pressed buttons and held modifier keys are
 kept per tab (`InputState.of(tab)`, in `tab.extensions`), so raw down/move/up sequences carry the
 right `buttons` bitmask and a click while a modifier is held is a modified click. Key events all
@@ -310,14 +312,21 @@ async def _count_presses(session: CDPSession, ctx: int, *, arm: bool = False) ->
 
 
 async def move(tab: InputTab, x: float, y: float, *, modifiers: int = 0) -> None:
-    """Move the mouse to a viewport point (pressed buttons stay pressed: a drag step)."""
+    """Move the mouse to a viewport point (pressed buttons stay pressed: a drag step). Chromium answers a
+    move after the next frame (its effects, hover handlers, run then): awaited alone it costs that frame."""
+    await _moved(tab, x, y, modifiers)
+
+
+def _moved(tab: InputTab, x: float, y: float, modifiers: int) -> asyncio.Future[dict[str, Any]]:
+    """Send a move (not awaited: a press sent after it is handled after it); the position becomes (x, y)."""
     state = InputState.of(tab)
-    await tab.session.send(
+    future = tab.session.send(
         "Input.dispatchMouseEvent",
         {"type": "mouseMoved", "x": x, "y": y, "modifiers": modifiers | state.modifiers, "buttons": state.mask,
          "button": "none"},
     )  # fmt: skip
     state.x, state.y = x, y
+    return future
 
 
 async def down(
@@ -328,9 +337,11 @@ async def down(
     y: float | None = None,
     click_count: int = 1,
     modifiers: int = 0,
+    moving: bool = False,
 ) -> None:
-    """Press a mouse button at the current position (or at x, y, which becomes the position)."""
-    await _button(tab, "mousePressed", button, x, y, click_count, modifiers)
+    """Press a mouse button at the current position (or at x, y, which becomes the position); `moving`:
+    move there first, sent with the press (the move is handled first, without a frame's wait between)."""
+    await _button(tab, "mousePressed", button, x, y, click_count, modifiers, moving)
 
 
 async def up(
@@ -341,35 +352,48 @@ async def up(
     y: float | None = None,
     click_count: int = 1,
     modifiers: int = 0,
+    moving: bool = False,
 ) -> None:
-    """Release a mouse button at the current position (or at x, y, which becomes the position)."""
-    await _button(tab, "mouseReleased", button, x, y, click_count, modifiers)
+    """Release a mouse button at the current position (or at x, y, which becomes the position); `moving`:
+    move there first, sent with the release."""
+    await _button(tab, "mouseReleased", button, x, y, click_count, modifiers, moving)
 
 
 async def _button(
-    tab: InputTab, kind: str, button: str, x: float | None, y: float | None, click_count: int, modifiers: int
+    tab: InputTab,
+    kind: str,
+    button: str,
+    x: float | None,
+    y: float | None,
+    click_count: int,
+    modifiers: int,
+    moving: bool = False,
 ) -> None:
-    """One press or release; the tab's state keeps the position and the pressed buttons for the next event."""
+    """One press or release (after a move to x, y when `moving`, pipelined: CDP handles a session's input in
+    order); the tab's state keeps the position and the pressed buttons for the next event."""
     state = InputState.of(tab)
+    sent = []
     if x is not None and y is not None:
+        if moving:
+            sent.append(_moved(tab, x, y, modifiers))
         state.x, state.y = x, y
     if kind == "mousePressed":
         state.buttons.add(button)
     else:
         state.buttons.discard(button)
-    await tab.session.send(
-        "Input.dispatchMouseEvent",
-        {
-            "type": kind, "x": state.x, "y": state.y, "button": button, "buttons": state.mask,
-            "clickCount": click_count, "modifiers": modifiers | state.modifiers,
-        },
-    )  # fmt: skip
+    params = {
+        "type": kind, "x": state.x, "y": state.y, "button": button, "buttons": state.mask,
+        "clickCount": click_count, "modifiers": modifiers | state.modifiers,
+    }  # fmt: skip
+    sent.append(tab.session.send("Input.dispatchMouseEvent", params))
+    await asyncio.gather(*sent)
 
 
 async def drag(tab: InputTab, x0: float, y0: float, x1: float, y1: float, *, steps: int = DRAG_STEPS) -> None:
-    """Press at the start, move in steps, release at the end (a release is attempted on failure)."""
-    await move(tab, x0, y0)
-    await down(tab, "left")
+    """Press at the start, move in steps, release at the end (a release is attempted on failure). The first
+    move goes with the press; each step is awaited (drag handlers see every one: moves in flight together
+    would be coalesced into one)."""
+    await down(tab, "left", x=x0, y=y0, moving=True)
     try:
         for i in range(1, steps + 1):
             await move(tab, x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps)

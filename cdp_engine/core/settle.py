@@ -1,12 +1,31 @@
-"""One settle after actions: run the input, then wait for what it caused.
+"""One settle after actions: arm, run the input, then wait only for what the input caused.
 
 Every surface (element index, browser toolset, harness) settles through `settle()`, so the rule
-lives once: a navigation the input started is awaited through the lifecycle watcher, then the
-DOM must be quiet (SETTLE_SCRIPT: no mutation for SETTLE_QUIET_MS, at most SETTLE_MAX_MS),
-then requests the input started get a bounded time to finish (they usually re-render on
-arrival). A held dialog ends the wait at once: the renderer is paused until it is answered.
-Every step has a deadline; nothing sleeps a fixed time. The SettleReport says what was
-waited for and how long each phase took, for timings.
+lives once (README "Settle", docs/architecture.md). Before the input an observer in the engine's
+isolated world of each frame document is armed (it counts DOM mutations, telling apart the ones made
+while a trusted input event was dispatched, and notes the animations already running), the request
+tracker marks where it is, and a lifecycle watcher listens. The input's acknowledgement comes once
+the page's handlers for it ran. Then:
+
+- changed at once (the handlers changed the DOM): that is the input's effect, no wait for more;
+- nothing changed at once: the page gets `allowance_ms` (0: one task turn, so microtasks and
+  zero-delay timers the handlers set have run; Chromium runs that turn after the frame it draws
+  for a pointer input, ~10 ms, and at once after typed text); a longer timer is not waited for;
+- changes after that (a timer's render, a ticker the input started): the quiet window: the settle
+  ends once none came for `quiet_ms`, at most `max_ms` (then `deadline` is reported). A page that
+  was changing by itself when armed (three changes of its own within 100 ms, outside any input and
+  any settle, or a last look that ran to its deadline) is not waited for that way: they are not the
+  input's;
+- a finite CSS transition or animation the input started, of a property that shows or moves an
+  element (opacity, visibility, transform, size, position): until it ends (at most `max_ms`);
+- a wheel over something that can scroll that way: until the scroll ends (scrollend);
+- a navigation the input requested or committed: the lifecycle watcher, to `wait_until`; the new
+  document then gets a look of its own (`quiet_after_load`): a task turn, the quiet window if it changes;
+- requests started after the arming (fetch, XHR, images; not WebSocket, EventSource, beacons): until
+  they finish, at most `network_max`, then `response_ms` for their answers' first change.
+A held dialog ends the settle at once (the renderer is paused until it is answered). Every wait has
+a deadline and nothing sleeps a fixed time; the SettleReport says what was waited for, how long each
+phase took, whether a wait ran to its deadline, and with which knobs (SettleOptions).
 """
 
 from __future__ import annotations
@@ -18,39 +37,60 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import TargetClosedError
+from ..cdp.connection import CDPSession
+from ..errors import CDPEngineError, TargetClosedError
 from .lifecycle import LifecycleWatcher
 from .liveness import unless_dialog
+from .settle_page import ARM_FUNCTION, LOOK_FUNCTION, OBSERVE_SCRIPT
+from .worlds import Worlds
 
 if TYPE_CHECKING:
     from .browser import Tab
 
 __all__ = [
+    "ARM_FUNCTION",
+    "LOOK_FUNCTION",
     "NETWORK_QUIET_MAX",
+    "SETTLE_ALLOWANCE_MS",
     "SETTLE_MAX_MS",
     "SETTLE_QUIET_MS",
-    "SETTLE_SCRIPT",
+    "SETTLE_RESPONSE_MS",
     "NetworkTracker",
+    "SettleOptions",
     "SettleReport",
     "dom_quiet",
+    "observe",
     "settle",
 ]
 
-SETTLE_QUIET_MS = 40  # DOM must be quiet this long after an action …
-SETTLE_MAX_MS = 1000  # … but the page gets no longer than this to get there.
+SETTLE_ALLOWANCE_MS = 0  # after the input: one task turn for what its handlers scheduled
+SETTLE_QUIET_MS = 10  # changes that continue past the input's own task must pause this long …
+SETTLE_MAX_MS = 1000  # … and the page gets no longer than this to get there (animations too)
+SETTLE_RESPONSE_MS = 10  # after the caused requests finished: the time their answers get to change the page
 NETWORK_QUIET_MAX = 1.0  # seconds to wait for requests the action started
 STOP_GRACE = 0.3  # seconds a stopped navigation gets to announce the download it turned into
+ARM_TIMEOUT = 2.0  # seconds for arming a frame's observer (a renderer that does not answer is not armed)
 
-# Resolves once the document has been free of mutations for `quiet` ms, or after `max` ms.
-SETTLE_SCRIPT = """new Promise(resolve => {
-  const quiet = %d, max = %d, start = performance.now(); let last = start;
-  const mo = new MutationObserver(() => { last = performance.now(); });
-  mo.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-  const check = () => { const now = performance.now();
-    if (now - last >= quiet || now - start >= max) { mo.disconnect(); resolve(now - start); }
-    else setTimeout(check, Math.max(1, quiet - (now - last))); };
-  setTimeout(check, quiet);  // a timer, not requestAnimationFrame: rAF never fires in a background tab
-})"""
+
+@dataclass(frozen=True)
+class SettleOptions:
+    """The settle's knobs (module docstring, README "Settle"); per tab with `use`, else the defaults."""
+
+    allowance_ms: float = SETTLE_ALLOWANCE_MS
+    quiet_ms: float = SETTLE_QUIET_MS
+    max_ms: float = SETTLE_MAX_MS
+    response_ms: float = SETTLE_RESPONSE_MS
+    network_max: float = NETWORK_QUIET_MAX  # seconds
+
+    @classmethod
+    def of(cls, tab: Tab) -> SettleOptions:
+        """The tab's options (the defaults unless `use` set others)."""
+        options = tab.extensions.get("settle_options")
+        return options if isinstance(options, cls) else cls()
+
+    def use(self, tab: Tab) -> None:
+        """Make these the options of every settle on the tab, whichever surface acts."""
+        tab.extensions["settle_options"] = self
 
 
 @dataclass
@@ -59,11 +99,17 @@ class SettleReport:
 
     value: Any = None  # what the input awaitable returned
     waited_for: list[str] = field(default_factory=list)  # "navigation", "dom", "network", in order
+    options: SettleOptions = field(default_factory=SettleOptions)
+    changed: bool = False  # the DOM changed after the arming (or during a look without one)
+    continued: bool = False  # changes went on past the input's own task: the quiet window ran
+    deadline: bool = False  # a wait ran to its deadline (changes never paused, requests never ended)
     navigated: bool = False
     loaded: bool = False  # the navigation's new document reached the lifecycle point
     dialog: bool = False  # a held dialog ended the settle
     closed: bool = False  # the tab closed (or crashed) during the settle
     abandoned: bool = False  # the navigation missed the deadline and was stopped (Tab.stop_loading)
+    requests: int = 0  # requests the input started that the settle waited for
+    arm_ms: float = 0.0
     input_ms: float = 0.0
     navigation_ms: float = 0.0
     dom_ms: float = 0.0
@@ -71,28 +117,50 @@ class SettleReport:
     settle_ms: float = 0.0  # everything after the input
 
     def timings(self) -> dict[str, float]:
-        """The phases as timing fields (for tab.last_timings and harness infos)."""
+        """The phases, the flags (1.0 / 0.0) and the knobs as timing fields (tab.last_timings, harness infos)."""
+        o = self.options
         return {
             "settle_ms": self.settle_ms,
+            "settle_arm_ms": self.arm_ms,
             "settle_navigation_ms": self.navigation_ms,
             "settle_dom_ms": self.dom_ms,
             "settle_network_ms": self.network_ms,
+            "settle_changed": float(self.changed),
+            "settle_deadline": float(self.deadline),
+            "settle_requests": float(self.requests),
+            "settle_allowance_ms": float(o.allowance_ms),
+            "settle_quiet_ms": float(o.quiet_ms),
+            "settle_max_ms": float(o.max_ms),
         }
 
 
 class NetworkTracker:
-    """Requests in flight on a tab's main session (Network domain, enabled on first use)."""
+    """Requests in flight on a tab's main session (Network domain, enabled on first use), numbered in the
+    order they started so a settle waits only for the ones started after its arming."""
 
     IGNORED_TYPES = frozenset({"WebSocket", "EventSource", "Ping", "CSPViolationReport"})
 
+    @classmethod
+    def of(cls, tab: Tab) -> NetworkTracker:
+        """The tab's one tracker (created on first use; it lives as long as the tab)."""
+        tracker = tab.extensions.get("network_tracker")
+        if not isinstance(tracker, cls):
+            tracker = tab.extensions["network_tracker"] = cls(tab)
+        return tracker
+
     def __init__(self, tab: Tab) -> None:
         self.tab = tab
-        self.pending: set[str] = set()
+        self.pending: dict[str, int] = {}  # request id -> its number
+        self.started = 0  # requests seen so far
         self.enabled = False
 
     @property
     def inflight(self) -> int:
         return len(self.pending)
+
+    def since(self, mark: int) -> int:
+        """Requests in flight that started after `mark` (a value of `started`)."""
+        return sum(1 for n in self.pending.values() if n > mark)
 
     async def enable(self) -> None:
         if self.enabled:
@@ -109,18 +177,21 @@ class NetworkTracker:
     def _on_request(self, params: dict[str, Any]) -> None:
         if params.get("type") in self.IGNORED_TYPES or params.get("request", {}).get("url", "").startswith("data:"):
             return
-        self.pending.add(params["requestId"])
+        if params["requestId"] not in self.pending:  # a redirect keeps its request's number
+            self.started += 1
+            self.pending[params["requestId"]] = self.started
 
     def _on_done(self, params: dict[str, Any]) -> None:
-        if params["requestId"] in self.pending:
-            self.pending.discard(params["requestId"])
-            if not self.pending:
-                self.tab.check_conditions()
+        if self.pending.pop(params["requestId"], None) is not None:
+            self.tab.check_conditions()  # a settle waits for some of them: the ones since its arming
 
 
-async def dom_quiet(tab: Tab, quiet_ms: int = SETTLE_QUIET_MS, max_ms: int = SETTLE_MAX_MS) -> Any:
-    """Wait in the page until its DOM had no mutation for `quiet_ms` (at most `max_ms`); the ms it took."""
-    return await tab.evaluate(SETTLE_SCRIPT % (quiet_ms, max_ms), timeout=max_ms / 1000 + 2)
+@dataclass
+class _Armed:
+    """One frame document's observer: where its looks run."""
+
+    session: CDPSession
+    context: int
 
 
 def _retrieve(future: asyncio.Future[Any]) -> None:
@@ -128,43 +199,95 @@ def _retrieve(future: asyncio.Future[Any]) -> None:
         future.exception()
 
 
+def _call(session: CDPSession, context: int, function: str, *args: Any, timeout: float) -> asyncio.Future[Any]:
+    return session.send(
+        "Runtime.callFunctionOn",
+        {"functionDeclaration": function, "executionContextId": context, "arguments": [{"value": a} for a in args],
+         "returnByValue": True, "awaitPromise": True},
+        timeout=timeout,
+    )  # fmt: skip
+
+
+def _value(result: Any) -> Any:
+    if isinstance(result, BaseException) or not isinstance(result, dict) or "exceptionDetails" in result:
+        return None
+    return (result.get("result") or {}).get("value")
+
+
+def observe(tab: Tab) -> None:
+    """Observe each document of the tab from its commit on (idempotent), so the settle after the first action
+    on a page knows whether the page was changing by itself before it; a surface calls this as it takes a
+    tab on, and every settle does."""
+    Worlds.of(tab).add_init_script(OBSERVE_SCRIPT)
+
+
+async def _frames(tab: Tab) -> list[tuple[CDPSession, int]]:
+    """(session, isolated world) of each frame document with a world (the main frame's made if needed)."""
+    observe(tab)
+    worlds = Worlds.of(tab)
+    with contextlib.suppress(CDPEngineError, TimeoutError):
+        await asyncio.wait_for(worlds.ensure(tab.main_frame_id), ARM_TIMEOUT)
+    out = []
+    for fid, frame in list(tab.frames.items()):
+        ctx = worlds.get(fid)
+        if ctx is not None and not frame.session.closed:
+            out.append((frame.session, ctx))
+    return out
+
+
+async def _arm(tab: Tab, quiet_ms: float) -> list[_Armed]:
+    """Arm the observer of every frame document; the ones that answered."""
+    frames = await _frames(tab)
+    results = await asyncio.gather(
+        *[_call(s, ctx, ARM_FUNCTION, quiet_ms, timeout=ARM_TIMEOUT) for s, ctx in frames], return_exceptions=True
+    )
+    return [_Armed(s, ctx) for (s, ctx), result in zip(frames, results, strict=True) if isinstance(_value(result), int)]
+
+
 async def settle(
     tab: Tab,
     action: Awaitable[Any] | None = None,
     *,
     watcher: LifecycleWatcher | None = None,
-    quiet_ms: int = SETTLE_QUIET_MS,
-    max_ms: int = SETTLE_MAX_MS,
+    options: SettleOptions | None = None,
     wait_until: str = "load",
     load_timeout: float | None = None,
     network: NetworkTracker | None = None,
-    network_max: float = NETWORK_QUIET_MAX,
     quiet_after_load: bool = True,
     dialog_ends: bool = True,
     stop_ends: bool = False,
     until: asyncio.Event | None = None,
     raise_closed: bool = True,
 ) -> SettleReport:
-    """Run `action` (an input), then wait for the page to settle; the report says what was waited for.
+    """Run `action` (an input), then wait for what it caused (module docstring); the report says what.
 
-    A lifecycle watcher is armed before the input (or pass one armed earlier; without an action and a
-    watcher there is no navigation to wait for). Phases:
-    - navigation: one the input requested or committed gets `load_timeout` (the browser's navigation
-      timeout) to reach `wait_until`, and is stopped there (report.abandoned; a committed document
-      stays, one that never committed never will); `stop_ends` lets the frame stopping to load end it (a download,
-      a 204) and `until` is the caller's own end signal (a download began), given STOP_GRACE after a stop;
-    - DOM quiet: SETTLE_SCRIPT with `quiet_ms` / `max_ms` (defaults 40 ms / 1000 ms), run from the
-      input and, with `quiet_after_load`, again on the new document;
-    - network: with a `network` tracker, requests in flight get up to `network_max` s, then DOM quiet.
-    A held dialog ends the settle at once (`dialog_ends`). The tab closing during the navigation
-    phase raises TargetClosedError unless `raise_closed` is off (then report.closed).
+    The observers, the request tracker (`network`, enabled here) and a lifecycle watcher are armed
+    before the input (or pass a watcher armed earlier); without an action the current documents get
+    a look (no arming: what changes from now on counts). Options: `options`, else the tab's.
+    Navigation: one the input requested or committed gets `load_timeout` (the browser's navigation
+    timeout) to reach `wait_until`, and is stopped there (report.abandoned; a committed document stays,
+    one that never committed never will); `stop_ends` lets the frame stopping to load end it (a
+    download, a 204) and `until` is the caller's own end signal (a download began), given STOP_GRACE
+    after a stop; `quiet_after_load` gives the new document its look and requests. A held dialog ends
+    the settle at once (`dialog_ends`). The tab closing during the navigation raises TargetClosedError
+    unless `raise_closed` is off (then report.closed).
     """
+    report = SettleReport(options=options or SettleOptions.of(tab))
     own = watcher is None and action is not None
     if own:
         watcher = LifecycleWatcher(tab)
-    report = SettleReport()
     try:
         t0 = time.perf_counter()
+        mark = 0
+        armed: list[_Armed] | None = None
+        if network is not None and not tab.closed:
+            with contextlib.suppress(CDPEngineError):
+                await network.enable()
+            mark = network.started
+        if action is not None and not tab.closed and not (dialog_ends and tab.pending_dialog is not None):
+            armed = await _arm(tab, report.options.quiet_ms)
+        t_armed = time.perf_counter()
+        report.arm_ms = (t_armed - t0) * 1000
         if action is not None:
             # The input's ack waits for its handlers: one that opens a held dialog answers only after it.
             if dialog_ends:
@@ -173,16 +296,13 @@ async def settle(
             else:
                 report.value = await action
         t_input = time.perf_counter()
-        report.input_ms = (t_input - t0) * 1000
+        report.input_ms = (t_input - t_armed) * 1000
         try:
-            if report.dialog:  # the renderer is paused: nothing more can settle until the answer
-                return report
-            await _settle_after(
-                tab, report, watcher, quiet_ms=quiet_ms, max_ms=max_ms, wait_until=wait_until,
-                load_timeout=load_timeout, network=network, network_max=network_max,
-                quiet_after_load=quiet_after_load, dialog_ends=dialog_ends, stop_ends=stop_ends,
-                until=until, raise_closed=raise_closed,
-            )  # fmt: skip
+            if not report.dialog:  # else the renderer is paused: nothing more can settle until the answer
+                await _Settling(tab, report, watcher, network, mark, dialog_ends).run(
+                    armed, wait_until=wait_until, load_timeout=load_timeout, quiet_after_load=quiet_after_load,
+                    stop_ends=stop_ends, until=until, raise_closed=raise_closed,
+                )  # fmt: skip
         finally:
             report.settle_ms = (time.perf_counter() - t_input) * 1000
         return report
@@ -191,96 +311,177 @@ async def settle(
             watcher.close()
 
 
-async def _settle_after(
-    tab: Tab,
-    report: SettleReport,
-    watcher: LifecycleWatcher | None,
-    *,
-    quiet_ms: int,
-    max_ms: int,
-    wait_until: str,
-    load_timeout: float | None,
-    network: NetworkTracker | None,
-    network_max: float,
-    quiet_after_load: bool,
-    dialog_ends: bool,
-    stop_ends: bool,
-    until: asyncio.Event | None,
-    raise_closed: bool,
-) -> None:
-    if tab.closed:
-        report.closed = True
-        return
-    budget = max_ms / 1000 + 2
+class _Settling:
+    """The phases after one input: looks at the documents, the navigation, the caused requests."""
 
-    def held() -> bool:
-        return dialog_ends and tab.pending_dialog is not None
+    def __init__(
+        self,
+        tab: Tab,
+        report: SettleReport,
+        watcher: LifecycleWatcher | None,
+        network: NetworkTracker | None,
+        mark: int,
+        dialog_ends: bool,
+    ) -> None:
+        self.tab = tab
+        self.report = report
+        self.options = report.options
+        self.watcher = watcher
+        self.network = network
+        self.mark = mark
+        self.dialog_ends = dialog_ends
 
-    t = time.perf_counter()
-    quiet: asyncio.Future[Any] = asyncio.ensure_future(dom_quiet(tab, quiet_ms, max_ms))
-    # Ends the first phase early: a held dialog, or a navigation the input started.
-    early = asyncio.ensure_future(
-        tab.wait_for_condition(lambda: held() or (watcher is not None and watcher.requested), budget)
-    )
-    futures = [quiet, early]
-    try:
-        await asyncio.wait({quiet, early}, return_when=asyncio.FIRST_COMPLETED, timeout=budget)
-        if held():
-            report.dialog = True
+    def held(self) -> bool:
+        return self.dialog_ends and self.tab.pending_dialog is not None
+
+    def requested(self) -> bool:
+        return self.watcher is not None and self.watcher.requested and not self.report.navigated
+
+    async def run(
+        self,
+        armed: list[_Armed] | None,
+        *,
+        wait_until: str,
+        load_timeout: float | None,
+        quiet_after_load: bool,
+        stop_ends: bool,
+        until: asyncio.Event | None,
+        raise_closed: bool,
+    ) -> None:
+        try:
+            await self._phases(armed, wait_until, load_timeout, quiet_after_load, stop_ends, until, raise_closed)
+        finally:
+            self.report.closed = self.report.closed or self.tab.closed
+
+    async def _phases(
+        self, armed: list[_Armed] | None, wait_until: str, load_timeout: float | None, quiet_after_load: bool,
+        stop_ends: bool, until: asyncio.Event | None, raise_closed: bool,
+    ) -> None:  # fmt: skip
+        tab, report = self.tab, self.report
+        if tab.closed:
             return
-        if watcher is not None and watcher.navigating:
-            report.navigated = True
-            report.waited_for.append("navigation")
-            t = time.perf_counter()
-            try:
-                outcome = await watcher.wait(
-                    wait_until, load_timeout, dialog_ends=dialog_ends, stop_ends=stop_ends, until=until,
-                    raise_on_timeout=False,
-                )  # fmt: skip
-            except TargetClosedError:
-                report.closed = True
-                if raise_closed:
-                    raise
-                return
-            finally:
-                report.navigation_ms = (time.perf_counter() - t) * 1000
-            report.loaded = outcome.reached
-            if outcome.timed_out:
-                # Abandoned at the settle's deadline: stopped, so it cannot jam the renderer (script and
-                # snapshots wait behind a pending navigation) nor commit when its server answers later.
-                report.abandoned = True
-                await tab.stop_loading()
-            if outcome.dialog:
+        frames = armed if armed is not None else [_Armed(s, c) for s, c in await _frames(tab)]
+        await self._look(frames, "input" if armed is not None else "now")
+        network_end = time.perf_counter() + self.options.network_max
+        while not tab.closed:
+            if self.held():
                 report.dialog = True
                 return
-            if outcome.stopped and until is not None and not until.is_set():
-                # Chromium stops the navigation just before it announces the download.
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(until.wait(), STOP_GRACE)
-            if not quiet_after_load:
+            if self.watcher is not None and self.watcher.navigating and not report.navigated:
+                if not await self._navigation(wait_until, load_timeout, stop_ends, until, raise_closed):
+                    return
+                if not quiet_after_load:
+                    return
+                frames = [_Armed(s, c) for s, c in await _frames(tab)]
+                await self._look(frames, "now")
+                network_end = time.perf_counter() + self.options.network_max
+                continue
+            if not self._caused() or report.deadline:
                 return
-            quiet.cancel()
-            quiet = asyncio.ensure_future(dom_quiet(tab, quiet_ms, max_ms))
-            futures.append(quiet)
+            # Requests started since the arming: until they finish, then their answers get to change the page.
+            await self._requests(network_end)
             t = time.perf_counter()
-        report.waited_for.append("dom")
-        await asyncio.wait({quiet}, timeout=budget)
-        report.dom_ms = (time.perf_counter() - t) * 1000
-        # Bounded network quiet: requests the action started (fetch/XHR) usually re-render on arrival.
-        if network is not None and network.inflight and not held():
+            await self._look(frames, "response", self.options.response_ms)
+            report.network_ms += (time.perf_counter() - t) * 1000
+
+    def _caused(self) -> int:
+        return self.network.since(self.mark) if self.network is not None else 0
+
+    async def _requests(self, end: float) -> None:
+        """Until the requests started since the arming finish (a held dialog ends it), at most until `end`."""
+        report = self.report
+        if "network" not in report.waited_for:
             report.waited_for.append("network")
-            t = time.perf_counter()
+        if self.network is not None:
+            report.requests = self.network.started - self.mark
+        t = time.perf_counter()
+        try:
+            if end <= t:
+                raise TimeoutError
+            await self.tab.wait_for_condition(lambda: not self._caused() or self.held(), end - t)
+        except TimeoutError:
+            report.deadline = True
+        except CDPEngineError:
+            report.closed = self.tab.closed
+        report.network_ms += (time.perf_counter() - t) * 1000
+
+    async def _look(self, frames: list[_Armed], mode: str, expect: float = 0.0) -> None:
+        """Run the look (LOOK_FUNCTION's `mode`) in every frame document, racing a held dialog and a
+        navigation request."""
+        if not frames or self.tab.closed:
+            return
+        o = self.options
+        budget = (o.max_ms + expect) / 1000 + 2
+        t = time.perf_counter()
+        looks = [
+            _call(f.session, f.context, LOOK_FUNCTION, mode, expect, o.allowance_ms, o.quiet_ms, o.max_ms,
+                  timeout=budget)
+            for f in frames
+        ]  # fmt: skip
+        gathered = asyncio.ensure_future(asyncio.gather(*looks, return_exceptions=True))
+        early = asyncio.ensure_future(self.tab.wait_for_condition(lambda: self.held() or self.requested(), budget))
+        try:
+            await asyncio.wait({gathered, early}, return_when=asyncio.FIRST_COMPLETED, timeout=budget)
+        finally:
+            self.report.dom_ms += (time.perf_counter() - t) * 1000
+            for future in (gathered, early):
+                if not future.done():
+                    future.cancel()
+                future.add_done_callback(_retrieve)
+            for look in looks:
+                look.add_done_callback(_retrieve)
+        if self.requested():
+            return  # a navigation superseded this look: its document is going
+        if "dom" not in self.report.waited_for:
+            self.report.waited_for.append("dom")
+        if not gathered.done() or gathered.cancelled():
+            return
+        for result in gathered.result():
+            value = _value(result)
+            if isinstance(value, dict):
+                self.report.changed = self.report.changed or bool(value.get("changed"))
+                self.report.continued = self.report.continued or bool(value.get("continued"))
+                self.report.deadline = self.report.deadline or bool(value.get("deadline"))
+
+    async def _navigation(
+        self, wait_until: str, load_timeout: float | None, stop_ends: bool, until: asyncio.Event | None,
+        raise_closed: bool,
+    ) -> bool:  # fmt: skip
+        """The navigation the input started, to `wait_until`; False when the settle ends with it."""
+        tab, report, watcher = self.tab, self.report, self.watcher
+        assert watcher is not None
+        report.navigated = True
+        report.waited_for.append("navigation")
+        t = time.perf_counter()
+        try:
+            outcome = await watcher.wait(
+                wait_until, load_timeout, dialog_ends=self.dialog_ends, stop_ends=stop_ends, until=until,
+                raise_on_timeout=False,
+            )  # fmt: skip
+        except TargetClosedError:
+            report.closed = True
+            if raise_closed:
+                raise
+            return False
+        finally:
+            report.navigation_ms = (time.perf_counter() - t) * 1000
+        report.loaded = outcome.reached
+        if outcome.timed_out:
+            # Abandoned at the settle's deadline: stopped, so it cannot jam the renderer (script and
+            # snapshots wait behind a pending navigation) nor commit when its server answers later.
+            report.abandoned = report.deadline = True
+            await tab.stop_loading()
+        if outcome.dialog:
+            report.dialog = True
+            return False
+        if outcome.stopped and until is not None and not until.is_set():
+            # Chromium stops the navigation just before it announces the download.
             with contextlib.suppress(TimeoutError):
-                await tab.wait_for_condition(lambda: not network.inflight or held(), network_max)
-            if held():
-                report.dialog = True
-            else:
-                quiet = asyncio.ensure_future(dom_quiet(tab, quiet_ms, max_ms))
-                futures.append(quiet)
-                await asyncio.wait({quiet}, timeout=budget)
-            report.network_ms = (time.perf_counter() - t) * 1000
-    finally:
-        for future in futures:
-            if not future.done():
-                future.cancel()
-            future.add_done_callback(_retrieve)
+                await asyncio.wait_for(until.wait(), STOP_GRACE)
+        return True
+
+
+async def dom_quiet(tab: Tab, options: SettleOptions | None = None) -> float:
+    """A look at the current documents without an input (after a load the caller awaited): until what
+    changes from now on has settled by the settle's rule; the ms it took."""
+    return (await settle(tab, options=options)).dom_ms

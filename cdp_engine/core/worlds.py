@@ -53,9 +53,17 @@ class Worlds:
     # ----- public ------------------------------------------------------------------------------
 
     def add_init_script(self, expression: str) -> None:
-        """An expression run in every world created from now on, before the world is handed out."""
-        if expression not in self._init_scripts:
-            self._init_scripts.append(expression)
+        """An expression run in every world created from now on, before the world is handed out, and in the
+        worlds that exist already: sent to them now, so it is in place before anything sent after it (a
+        session runs its commands in order)."""
+        if expression in self._init_scripts:
+            return
+        self._init_scripts.append(expression)
+        for session, ctx in list(self._worlds.values()):
+            if not session.closed:
+                session.send(
+                    "Runtime.evaluate", {"expression": expression, "contextId": ctx, "returnByValue": True}
+                ).add_done_callback(_retrieve)
 
     def get(self, frame_id: str, loader_id: str | None = None) -> int | None:
         """The isolated world's context id in the frame's current document (or `loader_id`'s); None if none yet."""
@@ -172,3 +180,9 @@ def _drop(table: dict[_K, tuple[CDPSession, int]], gone: Callable[[CDPSession, i
     for key, (sess, ctx) in list(table.items()):
         if gone(sess, ctx):
             table.pop(key, None)
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """Mark a fire-and-forget command's failure as seen (a world that went away needs nothing)."""
+    if not future.cancelled():
+        future.exception()

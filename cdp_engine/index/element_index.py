@@ -20,7 +20,7 @@ from ..core.files import ScreenshotSpec
 from ..core.identity import DOM_LOOK, Verdict, verify
 from ..core.liveness import bounded, unless_dialog
 from ..core.policies import INDEX_SCHEMES, Policies, PolicyError
-from ..core.settle import NetworkTracker, SettleReport, settle
+from ..core.settle import NetworkTracker, SettleReport, observe, settle
 from ..errors import (
     CDPEngineError,
     JavaScriptError,
@@ -94,10 +94,11 @@ class ElementIndex:
     def __init__(self, tab: Tab) -> None:
         self.tab = tab
         self.capturer = StateCapturer(tab)
+        observe(tab)  # the settle's observer in each document from its commit (with the capture's probe)
         self.current: Capture | None = None
         self.finished: dict[str, str] | None = None  # set by finish_task / fail_task
         self._lock = asyncio.Lock()
-        self.network = NetworkTracker(tab)
+        self.network = NetworkTracker.of(tab)
         self.last_settle: SettleReport | None = None  # the report of the latest settle on this tab
         self._settle_listeners: list[Callable[[SettleReport], None]] = []
         # What navigate may reach; a server replaces it with its own (the HTTP service: Policies.for_service()).
@@ -302,8 +303,8 @@ class ElementIndex:
 
     async def settle(self, action: Awaitable[Any] | None = None) -> SettleReport:
         """Run an input (if any), then the engine's one settle (core.settle) with this tab's request tracker:
-        a navigation it caused, DOM quiet, network quiet (once act() enabled the tracker); a held dialog
-        ends it at once."""
+        what the input caused (DOM changes, transitions, a navigation, the requests it started), each with
+        a deadline, by the tab's SettleOptions; a held dialog ends it at once."""
         report = await settle(self.tab, action, network=self.network)
         self.last_settle = report
         for listener in list(self._settle_listeners):

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from ..core import browser as core
 from ..core.files import ScreenshotSpec
+from ..core.settle import observe
 from .element_index import ElementIndex
 
 # False, True (png), "png", "jpeg", "webp" or core.files.ScreenshotOptions (clip, scale, maximum size).
@@ -19,6 +20,12 @@ Screenshot = ScreenshotSpec
 
 class AgentTab(core.Tab):
     """A tab with the protocol's state object and actions."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Each document observed from its commit (before any state() made the element index), so the settle
+        # after the first action on a page knows whether the page was changing by itself.
+        observe(self)
 
     @property
     def element_index(self) -> ElementIndex:

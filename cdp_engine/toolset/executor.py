@@ -36,7 +36,7 @@ from ..core.policies import (
     PolicyError,
 )
 from ..core.refs import NodeRef, StaleRefError
-from ..core.settle import settle
+from ..core.settle import NetworkTracker, settle
 from ..errors import (
     CDPEngineError,
     CommandTimeoutError,
@@ -411,12 +411,13 @@ class BrowserToolset:
 
     async def _settled(self, managed: ManagedTab, action: Any) -> Any:
         """Run an input action, then wait for what it caused (core.settle): a navigation (to load, or until
-        it turns into a download or stops), else a quiet DOM (at most a second). No fixed sleeps."""
+        it turns into a download or stops), else the DOM changes, transitions and requests it started (each
+        bounded). No fixed sleeps."""
         tab = managed.tab
         self.book.download_seen.clear()
         report = await settle(
-            tab, action, load_timeout=self.config.navigation_timeout, quiet_after_load=False, stop_ends=True,
-            until=self.book.download_seen, raise_closed=False,
+            tab, action, load_timeout=self.config.navigation_timeout, network=NetworkTracker.of(tab),
+            quiet_after_load=False, stop_ends=True, until=self.book.download_seen, raise_closed=False,
         )  # fmt: skip
         if not report.loaded and report.navigated and not report.closed:
             log.debug("navigation after an action did not reach load")
@@ -757,21 +758,11 @@ class BrowserToolset:
 
     async def _m_left_mouse_down(self, p: dict[str, Any], managed: ManagedTab) -> None:
         x, y = self._point(p["target"])
-
-        async def act() -> None:
-            await input.move(managed.tab, x, y)
-            await input.down(managed.tab, "left")
-
-        await self._settled(managed, act())
+        await self._settled(managed, input.down(managed.tab, "left", x=x, y=y, moving=True))
 
     async def _m_left_mouse_up(self, p: dict[str, Any], managed: ManagedTab) -> None:
         x, y = self._point(p["target"])
-
-        async def act() -> None:
-            await input.move(managed.tab, x, y)
-            await input.up(managed.tab, "left")
-
-        await self._settled(managed, act())
+        await self._settled(managed, input.up(managed.tab, "left", x=x, y=y, moving=True))
 
     async def _m_mouse_move(self, p: dict[str, Any], managed: ManagedTab) -> None:
         x, y = self._point(p["target"])

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..core.refs import RefRegistry
+from ..core.settle import observe
 from ..errors import CDPEngineError
 
 if TYPE_CHECKING:
@@ -168,6 +169,7 @@ class TabBook:
         tab_id = f"tab-{self._tab_counter}"
         managed = ManagedTab(tab_id, tab, RefRegistry(tab, prefix="ref_"), opened_at=self.call_number)
         tab.dialog_policy = "dismiss"  # dialogs never hang a call; beforeunload is accepted by the engine
+        observe(tab)  # the settle after its actions knows what each page did before them
         self.tabs[tab_id] = managed
         self.by_target[tab.target_id] = tab_id
         self._mru.append(tab_id)
