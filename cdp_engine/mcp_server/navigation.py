@@ -42,13 +42,17 @@ async def wait_loaded(tab: Tab, timeout: float) -> None:
     await lifecycle.wait_loaded(tab, timeout, "load", missing=True)
 
 
+REPORT_MARGIN = 0.5  # seconds of the operation deadline kept for saying how a navigation or its restore ended
+
+
 def nav_timeout(ctx: Ctx) -> float:
-    return max(0.1, min(ctx.config.navigation_timeout, ctx.remaining() - 0.05))
+    return max(0.1, min(ctx.config.navigation_timeout, ctx.remaining() - REPORT_MARGIN))
 
 
 def kept_until(ctx: Ctx) -> float:
-    """The deadline (event-loop time) a navigation and the restore after its failure share: the operation's."""
-    return ctx.deadline - 0.05
+    """The deadline (event-loop time) a navigation and the restore after its failure share: the operation's,
+    less REPORT_MARGIN, so a restore that runs out still ends as navigation_failed, never operation_timeout."""
+    return ctx.deadline - REPORT_MARGIN
 
 
 @tool(
