@@ -295,7 +295,7 @@ def run(settings: Settings, args: Any = None) -> int:
     return 0
 
 
-DESCRIPTION = "serve the Element Index protocol over HTTP on 127.0.0.1, behind a bearer token"
+DESCRIPTION = "serve the protocol over HTTP on 127.0.0.1 with a bearer token"  # = `cdp-engine serve`
 
 
 def main(argv: list[str] | None = None) -> int:

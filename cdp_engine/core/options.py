@@ -84,28 +84,28 @@ def parse_flag(value: str) -> bool:
         return True
     if lowered in ("0", "false", "no", "off"):
         return False
-    raise ValueError(f"{value!r} is not a boolean (true/false, 1/0, yes/no, on/off)")
+    raise ValueError("not a boolean (true/false, 1/0, yes/no, on/off)")
 
 
 def _port(value: str) -> int:
     if not value.strip().isdigit() or not 0 <= int(value) <= 65535:
-        raise ValueError(f"{value!r} is not a port number (0-65535; 0: any free port)")
+        raise ValueError("not a port number (0-65535; 0: any free port)")
     return int(value)
 
 
 def _positive(value: str) -> int:
     if not value.strip().isdigit() or int(value) < 1:
-        raise ValueError(f"{value!r} is not a positive whole number")
+        raise ValueError("not a positive whole number")
     return int(value)
 
 
 def _viewport(value: str) -> tuple[int, int]:
     width, sep, height = value.lower().replace(",", "x").partition("x")
     if not sep or not width.strip().isdigit() or not height.strip().isdigit():
-        raise ValueError(f"{value!r} is not WIDTHxHEIGHT (e.g. 1280x720)")
+        raise ValueError("not WIDTHxHEIGHT (e.g. 1280x720)")
     size = (int(width), int(height))
     if not all(1 <= n <= 16384 for n in size):
-        raise ValueError(f"{value!r}: width and height must be 1-16384 pixels")
+        raise ValueError("width and height must be 1-16384 pixels")
     return size
 
 
@@ -124,7 +124,7 @@ def _schemes(value: str) -> tuple[str, ...]:
 def _choice(*choices: str) -> Callable[[str], str]:
     def parse(value: str) -> str:
         if value.lower() not in choices:
-            raise ValueError(f"{value!r} is not one of {', '.join(choices)}")
+            raise ValueError(f"not one of {', '.join(choices)}")
         return value.lower()
 
     return parse
@@ -224,6 +224,7 @@ class Settings:
     isolation: str | None = _opt(None, "per instance: a browser context (default) or a process", _choice("context", "process"), ("mcp",))
     max_instances: int | None = _opt(None, "most instances at once (default 10)", _positive, ("mcp",), metavar="N")
     given: frozenset[str] = field(default=frozenset(), metadata={"internal": True})
+    sources: Mapping[str, str] = field(default_factory=dict, metadata={"internal": True})  # name -> where it was set
 
     def launch_kwargs(self) -> dict[str, Any]:
         """The library's launch() arguments these settings stand for."""
@@ -278,9 +279,12 @@ def add_arguments(parser: Any, command: str) -> None:
     import argparse
 
     for row in option_table():
+        dest = row["name"]
+        if dest in RESERVED:  # taken, so that resolve() can say it is not available yet
+            parser.add_argument(*row["flags"], dest=dest, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+            continue
         if command not in row["commands"]:
             continue
-        dest = row["name"]
         if row["kind"] == "flag":
             parser.add_argument(*row["flags"], dest=dest, action="store_const", const="true", default=argparse.SUPPRESS, help=row["help"])
             for negation in row["negations"]:
@@ -307,7 +311,7 @@ def resolve(
     config_path = given.get("config") or env.get("CDP_ENGINE_CONFIG") or None
     file_values = _read_config(str(config_path), command, table) if config_path else {}
     values: dict[str, Any] = {}
-    explicit: set[str] = set()
+    explicit: dict[str, str] = {}
     for name, f in table.items():
         meta = f.metadata
         flag = _flag_of(name)
@@ -322,8 +326,9 @@ def resolve(
                 raise OptionError(flag, f"{flag} does not apply to `{command}`")
             continue  # a shared config file or environment may carry options of other commands
         values[name] = _parse(meta, raw, source, flag)
-        explicit.add(name)
+        explicit[name] = source
     values["given"] = frozenset(explicit)
+    values["sources"] = explicit
     settings = Settings(**values)
     _check(command, settings)
     return settings
@@ -410,7 +415,7 @@ def _check(command: str, settings: Settings) -> None:
         try:
             find_chromium(settings.executable)
         except BrowserNotFoundError as exc:
-            raise OptionError("--executable", f"--executable {settings.executable!r}: {exc}") from None
+            raise OptionError("--executable", f"{settings.sources['executable']}: {exc}") from None
     if command in SERVERS and (command == "serve" or settings.http):
         host = settings.host.strip("[]").lower()
         if host not in LOOPBACK_HOSTS and not settings.allow_remote:

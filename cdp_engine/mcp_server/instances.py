@@ -209,7 +209,7 @@ class Config:
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if values["isolation"] not in ("context", "process"):
-            raise ValueError("isolation must be 'context' or 'process'")
+            raise ValueError(f"BROWSER_MCP_ISOLATION={values['isolation']!r}: isolation must be 'context' or 'process'")
         return cls(**values)
 
 
