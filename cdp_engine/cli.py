@@ -98,6 +98,9 @@ def _mcp(settings: Settings, _args: Any) -> int:
         asyncio.run(serve_stdio(config))
     # Everything is closed (browser included); skip the interpreter's slow teardown of the SDK's modules so a
     # client, which waits only briefly after closing stdin or signalling, sees a clean exit instead of killing us.
+    from .core import tracing
+
+    tracing.flush()  # os._exit runs no exit handlers: buffered spans would be lost
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)

@@ -514,7 +514,10 @@ def run_command(
         if settings.otel:
             from . import tracing
 
-            tracing.enable()
+            try:
+                tracing.enable()
+            except CDPEngineError as exc:
+                raise OptionError("--otel", str(exc)) from None
         return runner(settings, args)
     except _UsageError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)

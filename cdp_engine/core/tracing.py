@@ -53,6 +53,18 @@ def disable() -> None:
     _tracer = None
 
 
+def flush(timeout_ms: int = 5000) -> None:
+    """Export the spans still buffered (before a process ends without running its exit handlers)."""
+    if _tracer is None:
+        return
+    from opentelemetry import trace
+
+    force_flush = getattr(trace.get_tracer_provider(), "force_flush", None)
+    if force_flush is not None:
+        with contextlib.suppress(Exception):
+            force_flush(timeout_ms)
+
+
 @contextlib.contextmanager
 def span(name: str, attributes: Mapping[str, Any] | None = None) -> Iterator[Any]:
     """A span around a block when tracing is on (yields it, for set_attribute), else nothing (yields None)."""
