@@ -252,7 +252,7 @@ def test_service_logs_refused_logins_and_never_the_token(tmp_path: Path) -> None
     log_file = tmp_path / "logs" / "service.log"
     proc = subprocess.Popen(
         [sys.executable, "-m", "cdp_engine", "serve", "--port", "0", "--token", token, "--log-level", "debug",
-         "--log-file", str(log_file)],
+         "--log-file", str(log_file), "--blocked-origins", "blocked.invalid"],
         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True, env=_env(), cwd=ROOT,
     )  # fmt: skip
     try:
@@ -264,6 +264,13 @@ def test_service_logs_refused_logins_and_never_the_token(tmp_path: Path) -> None
         good = urllib.request.Request(url + "/state?screenshot=0", headers={"Authorization": f"Bearer {token}"})
         with urllib.request.urlopen(good, timeout=60) as response:
             assert json.loads(response.read())["url"] == "about:blank"
+        navigate = urllib.request.Request(
+            url + "/action?screenshot=0", data=b'{"action": "navigate", "url": "https://blocked.invalid/"}',
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        with pytest.raises(urllib.error.HTTPError) as blocked:  # --blocked-origins reached the service's policy
+            urllib.request.urlopen(navigate, timeout=60)
+        assert blocked.value.code == 400 and "blocked origin" in json.loads(blocked.value.read())["error"]["message"]
     finally:
         _stop(proc)
     text = log_file.read_text()
