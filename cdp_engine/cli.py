@@ -67,14 +67,14 @@ def _serve(settings: Settings, args: Any) -> int:
 
 def _mcp(settings: Settings, _args: Any) -> int:
     from .core.policies import SERVER_SCHEMES
+    from .mcp_server.caps import parse_caps
     from .mcp_server.instances import Config
     from .mcp_server.server import serve_http, serve_stdio
-    from .mcp_server.tools import check_caps
 
     try:
-        caps = check_caps(settings.caps)
+        caps = parse_caps(settings.caps) if settings.caps is not None else None  # None: BROWSER_MCP_CAPS, else core
     except ValueError as exc:
-        raise OptionError("--caps", f"--caps {','.join(settings.caps or ())!r}: {exc}") from None
+        raise OptionError("--caps", f"{settings.sources['caps']}: {exc}") from None
     try:
         config = Config.from_env(
             headless=settings.headless,

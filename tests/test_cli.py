@@ -97,8 +97,8 @@ BAD = [
     (["serve"], {"CDP_ENGINE_CHROME": "/nonexistent/chromium"}, "--executable", "CDP_ENGINE_CHROME"),
     (["serve", "--no-such-option"], {}, "--no-such-option", "unrecognized"),
     (["frobnicate"], {}, "frobnicate", "unknown command"),
-    (["mcp", "--caps", "vision,telepathy"], {}, "--caps", "telepathy"),
-    (["serve", "--caps", "vision"], {}, "--caps", "unrecognized"),  # an option of another command
+    (["mcp", "--caps", "tabs,telepathy"], {}, "--caps", "telepathy"),
+    (["serve", "--caps", "tabs"], {}, "--caps", "unrecognized"),  # an option of another command
     (["serve"], {"CDP_ENGINE_PORT": "http"}, "--port", "CDP_ENGINE_PORT"),
     (["serve", "--allowed-origins", "https://example.com/path"], {}, "--allowed-origins", "not an origin"),
     (["mcp", "--blocked-origins", "*bad"], {}, "--blocked-origins", "not an origin"),
@@ -163,7 +163,7 @@ def test_config_file_errors_name_the_file_and_the_key(tmp_path: Path, fake_chrom
 def test_flags_over_environment_over_file_over_defaults(tmp_path: Path) -> None:
     config = tmp_path / "cdp-engine.toml"
     config.write_text(
-        "log-level = 'info'\nviewport = '800x600'\nallowed-origins = ['https://a.test', 'b.test']\ncaps = ['vision']\n"
+        "log-level = 'info'\nviewport = '800x600'\nallowed-origins = ['https://a.test', 'b.test']\ncaps = ['tabs']\n"
         "[serve]\nport = 9100\nstart-url = 'https://a.test/'\n[mcp]\nport = 9200\nhttp = true\n"
     )
     env = {"CDP_ENGINE_CONFIG": str(config), "CDP_ENGINE_PORT": "9300"}
@@ -174,7 +174,7 @@ def test_flags_over_environment_over_file_over_defaults(tmp_path: Path) -> None:
     assert serve.caps is None  # a top-level key of another command is left alone
     assert resolve("serve", {"port": "9400"}, env).port == 9400  # the flag wins
     mcp = resolve("mcp", {}, {"CDP_ENGINE_CONFIG": str(config)})
-    assert mcp.port == 9200 and mcp.http and mcp.caps == ("vision",)
+    assert mcp.port == 9200 and mcp.http and mcp.caps == ("tabs",)
     defaults = resolve("serve", {}, {})
     assert (defaults.port, defaults.host, defaults.headless, defaults.log_level) == (8765, "127.0.0.1", True, "warning")
     assert resolve("mcp", {}, {}).port == 8931

@@ -25,7 +25,7 @@ import cdp_engine
 from mcp import Client, StdioServerParameters
 
 async def main():
-    params = StdioServerParameters(command=sys.argv[1], args=["mcp"])
+    params = StdioServerParameters(command=sys.argv[1], args=["mcp", "--caps", "all"])
     async with asyncio.timeout(60), Client(params, read_timeout_seconds=30) as client:
         tools = (await client.list_tools()).tools
     print(cdp_engine.__file__)

@@ -206,8 +206,8 @@ class Settings:
         _nonempty, ("mcp",), metavar="PATH", library="mcp Config(output_dir=...)",
     )
     caps: tuple[str, ...] | None = _opt(
-        None, "tool groups to serve, ','-separated (default: all; core is always served)", _words, ("mcp",),
-        metavar="CAPS", library="mcp Config(caps=...)",
+        None, "tool groups to offer besides core, ','-separated, or all (default: $BROWSER_MCP_CAPS, else core)",
+        _words, ("mcp",), metavar="CAPS", library="mcp Config(caps=...)",
     )
     log_level: str = _opt("warning", "debug, info, warning or error (debug includes the CDP traffic)", _choice(*LOG_LEVELS), ALL, metavar="LEVEL")
     log_file: str | None = _opt(None, "append logs to this file instead of stderr", _nonempty, ALL, metavar="PATH")
