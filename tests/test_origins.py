@@ -180,6 +180,31 @@ async def test_a_context_policy_set_later_guards_its_open_tabs(
     assert pages.untouched()
 
 
+async def test_the_guard_and_another_route_share_a_session(
+    browser: cdp_engine.Browser, pages: Pages, site: Any
+) -> None:
+    """Chromium keeps one Fetch pattern list per session: a route added after the guard (the MCP server's image
+    blocking, a test's route) must not replace it, and the guard must not swallow the route's requests."""
+    from cdp_engine.core import network
+
+    site.add("/origins/shared/pixel.png", b"\x89PNG not really")
+    page = site.add("/origins/shared/page", '<title>shared</title><img id="i" src="/origins/shared/pixel.png">')
+    async with await browser.new_context(navigation_policy=NavigationPolicy(allowed_origins=(site.url,))) as context:
+        tab = await context.new_tab(pages.home)
+        images = network.block_resource_types(tab.session, ["Image"])
+        await images
+        await tab.goto(page)
+        assert await tab.evaluate("document.getElementById('i').decode().then(() => 'ok', () => 'failed')") == "failed"
+        with pytest.raises(cdp_engine.NavigationError, match="ERR_BLOCKED_BY_CLIENT"):
+            await tab.goto(pages.redirect)  # the guard still sees documents
+        images.stop()
+        await tab.goto(page)  # the guard still works with the other route gone, and images load again
+        assert await tab.evaluate("document.getElementById('i').complete") is True
+        with pytest.raises(PolicyError):
+            await tab.goto(pages.evil_direct)
+    assert site.hits.get("/origins/shared/pixel.png", 0) >= 1 and pages.untouched()
+
+
 async def test_launch_allowed_origins_and_the_element_index(pages: Pages, site: Any, wait: Wait) -> None:
     with pytest.raises(ValueError, match="not an origin"):
         cdp_engine.launch(allowed_origins=["https://x.test/path"])
