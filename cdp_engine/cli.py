@@ -1,93 +1,56 @@
-"""The `cdp-engine` command: demo, state, serve, mcp."""
+"""The `cdp-engine` command: demo, state, serve, mcp, doctor.
+
+Every command takes its options from the one option table (core/options.py; docs/configuration.md): the
+same names on the command line, in the environment and in a config file, checked before anything starts
+(a bad value is one line on stderr and exit status 2). `serve` is the HTTP service's own command
+(`service.run`, also `python -m cdp_engine.service`).
+"""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
+import os
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 import orjson
 
-if TYPE_CHECKING:
-    from .core.lifecycle import WaitUntil
+from .core.options import OptionError, Settings, bind, run_command
+from .version import __version__
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="cdp-engine",
-        description="A fast, exact view of a web page and precise hands on it for AI agents, over raw CDP.",
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="run an agent loop against an embedded local site (no network needed)")
-    demo.add_argument("--headed", action="store_true", help="show the browser window")
-    state = sub.add_parser("state", help="print the Element Index protocol state of URL as JSON")
-    state.add_argument("url")
-    state.add_argument("--screenshot", choices=["none", "png", "jpeg", "webp"], default="none")
-    state.add_argument("--wait-until", default="load", choices=["commit", "domcontentloaded", "load", "networkidle"])
-    serve = sub.add_parser("serve", help="serve the protocol over HTTP on 127.0.0.1 with a bearer token")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8765)
-    serve.add_argument("--token", help="bearer token (default: generated and printed once)")
-    serve.add_argument("--start-url")
-    serve.add_argument("--allow-remote", action="store_true", help="allow a host beyond loopback (still needs the token)")
-    mcp = sub.add_parser(
-        "mcp", help="serve the browser_* tools over the Model Context Protocol (stdio by default)"
-    )
-    mcp.add_argument(
-        "--http", action="store_true", help="streamable HTTP at http://HOST:PORT/mcp instead of stdio"
-    )
-    mcp.add_argument("--host", default="127.0.0.1")
-    mcp.add_argument("--port", type=int, default=8931, help="HTTP port (0: any free port, printed to stderr)")
-    mcp.add_argument(
-        "--token", help="HTTP bearer token (default: $CDP_ENGINE_MCP_TOKEN, else generated and printed)"
-    )
-    mcp.add_argument("--allow-remote", action="store_true", help="allow an HTTP host beyond loopback")
-    mcp.add_argument("--headed", action="store_true", help="show browser windows")
-    mcp.add_argument(
-        "--isolation",
-        choices=["context", "process"],
-        help="per instance: a browser context (default) or a process",
-    )
-    mcp.add_argument("--max-instances", type=int)
-    mcp.add_argument("--executable", help="Chromium binary (default: $CDP_ENGINE_CHROME or discovery)")
-    return parser
+@dataclass(frozen=True)
+class Command:
+    help: str
+    runner: Callable[[Settings, Any], int]
+    extra: Callable[[Any], None] | None = None
 
 
-def _mcp(args: argparse.Namespace) -> int:
-    import logging
-    import os
+def _demo(settings: Settings, _args: Any) -> int:
+    from .demo import run_demo
 
-    from .mcp_server.instances import Config
-    from .mcp_server.server import serve_http, serve_stdio
-
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)  # stdout belongs to the protocol
-    if args.http and args.host not in ("127.0.0.1", "localhost", "::1") and not args.allow_remote:
-        print("refusing a non-loopback host without --allow-remote", file=sys.stderr)
-        return 2
-    config = Config.from_env(
-        headless=False if args.headed else None,
-        isolation=args.isolation,
-        max_instances=args.max_instances,
-        executable=args.executable,
-    )
-    if args.http:
-        token = args.token or os.environ.get("CDP_ENGINE_MCP_TOKEN")
-        asyncio.run(serve_http(config, host=args.host, port=args.port, token=token))
-    else:
-        asyncio.run(serve_stdio(config))
-    # Everything is closed (browser included); skip the interpreter's slow teardown of the SDK's modules so a
-    # client, which waits only briefly after closing stdin or signalling, sees a clean exit instead of killing us.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
+    state = asyncio.run(run_demo(headless=settings.headless, launch_options=settings.launch_kwargs()))
+    return 0 if "Region: us" in state["page_content"] else 1
 
 
-async def _state(url: str, screenshot: str, wait_until: WaitUntil) -> None:
+def _state_arguments(parser: Any) -> None:
+    parser.add_argument("url")
+    parser.add_argument("--screenshot", choices=["none", "png", "jpeg", "webp"], default="none")
+    parser.add_argument("--wait-until", default="load", choices=["commit", "domcontentloaded", "load", "networkidle"])
+
+
+def _state(settings: Settings, args: Any) -> int:
+    asyncio.run(_print_state(args.url, args.screenshot, args.wait_until, settings.launch_kwargs()))
+    return 0
+
+
+async def _print_state(url: str, screenshot: str, wait_until: Any, launch_options: dict[str, Any]) -> None:
     from .index.element_index import ElementIndex
     from .index.tab import launch
 
-    async with launch() as browser:
+    async with launch(**launch_options) as browser:
         tab = await browser.new_tab()
         await tab.goto(url, wait_until=wait_until)
         shot: bool | str = False if screenshot == "none" else screenshot
@@ -96,26 +59,107 @@ async def _state(url: str, screenshot: str, wait_until: WaitUntil) -> None:
         print(orjson.dumps(tab.last_timings).decode(), file=sys.stderr)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    if args.command == "demo":
-        from .demo import run_demo
+def _serve(settings: Settings, args: Any) -> int:
+    from .service import run
 
-        state = asyncio.run(run_demo(headless=not args.headed))
-        return 0 if "Region: us" in state["page_content"] else 1
-    if args.command == "state":
-        asyncio.run(_state(args.url, args.screenshot, args.wait_until))
-        return 0
-    if args.command == "serve":
-        from .service import serve
+    return run(settings, args)
 
-        asyncio.run(
-            serve(args.host, args.port, token=args.token, start_url=args.start_url, allow_remote=args.allow_remote)
+
+def _mcp(settings: Settings, _args: Any) -> int:
+    from .core.policies import SERVER_SCHEMES
+    from .mcp_server.caps import parse_caps
+    from .mcp_server.instances import Config
+    from .mcp_server.server import serve_http, serve_stdio
+
+    try:
+        caps = parse_caps(settings.caps) if settings.caps is not None else None  # None: BROWSER_MCP_CAPS, else core
+    except ValueError as exc:
+        raise OptionError("--caps", f"{settings.sources['caps']}: {exc}") from None
+    try:
+        config = Config.from_env(
+            headless=settings.headless,
+            isolation=settings.isolation,
+            max_instances=settings.max_instances,
+            executable=settings.executable,
+            window=settings.viewport,
+            output_dir=settings.output_dir,
+            caps=caps,
+            allowed_origins=settings.allowed_origins,
+            blocked_origins=settings.blocked_origins,
+            allowed_schemes=tuple(sorted(SERVER_SCHEMES | set(settings.allow_scheme))) if settings.allow_scheme else None,
         )
+    except ValueError as exc:  # a BROWSER_MCP_* variable (the reference's names) with a bad value
+        raise OptionError(str(exc).split("=", 1)[0], str(exc)) from None
+    if settings.http:
+        assert settings.port is not None  # the option table's default for mcp
+        sock = bind(settings.host, settings.port)
+        asyncio.run(serve_http(config, host=settings.host, port=settings.port, token=settings.token, sock=sock))
+    else:
+        asyncio.run(serve_stdio(config))
+    # Everything is closed (browser included); skip the interpreter's slow teardown of the SDK's modules so a
+    # client, which waits only briefly after closing stdin or signalling, sees a clean exit instead of killing us.
+    from .core import tracing
+
+    tracing.flush()  # os._exit runs no exit handlers: buffered spans would be lost
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+def _doctor_arguments(parser: Any) -> None:
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--no-launch", action="store_true", help="do not start Chromium to check it runs")
+
+
+def _doctor(settings: Settings, args: Any) -> int:
+    from .doctor import report, show
+
+    result = report(settings, launch=not args.no_launch)
+    if args.json:
+        sys.stdout.buffer.write(orjson.dumps(result, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        print(show(result))
+    return 1 if result["problems"] else 0
+
+
+COMMANDS: dict[str, Command] = {
+    "demo": Command("run an agent loop against an embedded local site (no network needed)", _demo),
+    "state": Command("print the Element Index protocol state of URL as JSON", _state, _state_arguments),
+    "serve": Command("serve the protocol over HTTP on 127.0.0.1 with a bearer token", _serve),
+    "mcp": Command("serve the browser_* tools over the Model Context Protocol (stdio by default)", _mcp),
+    "doctor": Command("report Python, package and Chromium versions, settings, and what is missing", _doctor, _doctor_arguments),
+}
+
+
+def _usage() -> str:
+    lines = [
+        "usage: cdp-engine [--version] COMMAND [OPTIONS]",
+        "",
+        "A fast, exact view of a web page and precise hands on it for AI agents, over raw CDP.",
+        "",
+        "commands:",
+        *(f"  {name:<8} {command.help}" for name, command in COMMANDS.items()),
+        "",
+        "Options: `cdp-engine COMMAND --help`; every option also comes from CDP_ENGINE_* variables and a",
+        "TOML file (--config), as docs/configuration.md lists.",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(_usage(), file=sys.stdout if args else sys.stderr)
+        return 0 if args else 2
+    if args[0] in ("--version", "-V"):
+        print(f"cdp-engine {__version__}")
         return 0
-    if args.command == "mcp":
-        return _mcp(args)
-    return 2
+    name, rest = args[0], args[1:]
+    command = COMMANDS.get(name)
+    if command is None:
+        print(f"cdp-engine: error: unknown command {name!r} (commands: {', '.join(COMMANDS)}; see cdp-engine --help)", file=sys.stderr)
+        return 2
+    return run_command(name, rest, command.runner, prog=f"cdp-engine {name}", description=command.help, extra=command.extra)
 
 
 if __name__ == "__main__":

@@ -90,13 +90,17 @@ def _policy(state: dict[str, Any]) -> dict[str, Any]:
     return {"action": "fail_task", "message": "No sign-in button on the page."}
 
 
-async def run_demo(*, headless: bool = True, out: Any = sys.stdout) -> dict[str, Any]:
-    """Run the agent loop end to end and print each step with its timings; returns the final state."""
+async def run_demo(
+    *, headless: bool = True, out: Any = sys.stdout, launch_options: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Run the agent loop end to end and print each step with its timings; returns the final state.
+
+    `launch_options` go to launch() (the command line's executable, viewport, transport)."""
     runner, url = await _site()
     guard = IdempotencyGuard()
     try:
         t0 = time.perf_counter()
-        async with launch(headless=headless) as browser:
+        async with launch(**{**(launch_options or {}), "headless": headless}) as browser:
             print(f"launched Chromium {browser.version.get('product', '')} in {(time.perf_counter() - t0) * 1000:.0f} ms", file=out)
             tab = await browser.new_tab()
             state = await ElementIndex.of(tab).act({"action": "navigate", "url": url}, screenshot=False)

@@ -12,19 +12,19 @@ Timings travel beside the state, in the `X-CDP-Engine-Timings` header, so the bo
 the protocol's state object. One tab in its own browser context per service; requests are
 serialized because the protocol is one turn at a time (state, action, state).
 
-Run it with `python -m cdp_engine.service [--port 8765] [--start-url URL]`.
+Run it with `cdp-engine serve [--port 8765] [--start-url URL]` or `python -m cdp_engine.service` (one
+command: the same options, from core/options.py, and the same code, `run()`).
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import hmac
 import logging
-import os
 import secrets
 import signal
+import socket
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -34,6 +34,7 @@ import orjson
 from aiohttp import web
 
 from .core.browser import Browser, BrowserContext, Tab
+from .core.options import LOOPBACK_HOSTS, Settings, bind, run_command
 from .core.policies import SERVER_SCHEMES, Policies
 from .index.element_index import ElementIndex
 from .index.tab import launch
@@ -42,7 +43,6 @@ __all__ = ["LOOPBACK_HOSTS", "TIMINGS_HEADER", "create_app", "serve"]
 
 log = logging.getLogger("cdp_engine.service")
 
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 TIMINGS_HEADER = "X-CDP-Engine-Timings"
 VALIDATION_FAILED = "ACTION_VALIDATION_FAILED"
 MAX_BODY = 1 << 20  # an action is a few hundred bytes; a megabyte is generous and bounds memory
@@ -80,7 +80,8 @@ class _Service:
         self.lock = asyncio.Lock()  # one protocol turn at a time, and timings that belong to the request
 
     async def start(self, _app: web.Application) -> None:
-        self.context = await self.browser.new_context()
+        # Allowed or blocked origins: every document request of the context is checked (redirects, popups).
+        self.context = await self.browser.new_context(navigation_policy=self.policies.navigation.request_guard)
         self.tab_ = self._governed(await self.context.new_tab(self.start_url))
 
     def _governed(self, tab: Tab) -> Tab:
@@ -110,10 +111,14 @@ class _Service:
         return tab
 
     def authorized(self, request: web.Request) -> bool:
-        scheme, _, credentials = request.headers.get("Authorization", "").partition(" ")
-        if scheme.lower() != "bearer":
-            return False
-        return hmac.compare_digest(credentials.strip().encode(), self.token)
+        """Whether the request carries the token; a refusal is logged at warning (never the credential sent)."""
+        header = request.headers.get("Authorization", "")
+        scheme, _, credentials = header.partition(" ")
+        if scheme.lower() == "bearer" and hmac.compare_digest(credentials.strip().encode(), self.token):
+            return True
+        reason = "a wrong bearer token" if scheme.lower() == "bearer" else "no bearer token"
+        log.warning("refused %s %s from %s: %s", request.method, request.path, request.remote, reason)
+        return False
 
 
 SERVICE = web.AppKey("cdp_engine_service", _Service)
@@ -221,65 +226,82 @@ async def serve(
     *,
     allow_remote: bool = False,
     allow_schemes: tuple[str, ...] = (),
+    allowed_origins: tuple[str, ...] = (),
+    blocked_origins: tuple[str, ...] = (),
+    sock: socket.socket | None = None,
+    launch_options: dict[str, Any] | None = None,
 ) -> None:
-    """Launch a browser and serve the protocol until cancelled; prints a generated token once to stderr."""
+    """Launch a browser and serve the protocol until cancelled; prints a generated token once to stderr.
+
+    Everything that can be wrong with the arguments is checked before Chromium starts: the host, an
+    empty token, the origins (ValueError), the port (OptionError when it is in use; `sock`: a socket
+    already listening, as the command line binds it first). `launch_options` go to launch()."""
     _check_host(host, allow_remote)
+    if token == "":
+        raise ValueError("token must be a non-empty string")
+    policies = Policies.for_service(
+        allowed_schemes=SERVER_SCHEMES | set(allow_schemes),
+        allowed_origins=allowed_origins,
+        blocked_origins=blocked_origins,
+    )
+    if sock is None:
+        sock = bind(host, port)
     if token is None:
         token = secrets.token_urlsafe(24)
         print(f"cdp-engine service token: {token}", file=sys.stderr, flush=True)
-    async with launch(headless=headless) as browser:
-        policies = Policies.for_service(allowed_schemes=SERVER_SCHEMES | set(allow_schemes))
-        app = create_app(browser, token=token, start_url=start_url, policies=policies)
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        # SIGTERM (service managers, `kill`) shuts down cleanly, closing Chromium, like Ctrl-C does.
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(signal.SIGTERM, stop.set)
-        try:
-            await web.TCPSite(runner, host, port).start()
-            print(f"cdp-engine service on http://{host}:{port}", file=sys.stderr, flush=True)
-            await stop.wait()
-        finally:
+    try:
+        async with launch(**{"headless": headless, **(launch_options or {})}) as browser:
+            app = create_app(browser, token=token, start_url=start_url, policies=policies)
+            runner = web.AppRunner(app, access_log=None)
+            await runner.setup()
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            # SIGTERM (service managers, `kill`) shuts down cleanly, closing Chromium, like Ctrl-C does.
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.remove_signal_handler(signal.SIGTERM)
-            await runner.cleanup()
+                loop.add_signal_handler(signal.SIGTERM, stop.set)
+            try:
+                await web.SockSite(runner, sock).start()
+                shown = f"[{host}]" if ":" in host else host
+                print(f"cdp-engine service on http://{shown}:{sock.getsockname()[1]}", file=sys.stderr, flush=True)
+                log.info("serving on http://%s:%s", shown, sock.getsockname()[1])
+                await stop.wait()
+            finally:
+                with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                    loop.remove_signal_handler(signal.SIGTERM)
+                await runner.cleanup()
+    finally:
+        sock.close()
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m cdp_engine.service", description=__doc__.split("\n")[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument(
-        "--token",
-        default=os.environ.get("CDP_ENGINE_TOKEN"),
-        help="bearer token (default: $CDP_ENGINE_TOKEN, else generated and printed to stderr)",
-    )
-    parser.add_argument("--start-url", default=None)
-    parser.add_argument("--headful", action="store_true")
-    parser.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
-    parser.add_argument(
-        "--allow-scheme",
-        action="append",
-        default=[],
-        metavar="SCHEME",
-        help="let navigate also reach SCHEME: URLs (e.g. file); http, https, about and data always",
-    )
-    args = parser.parse_args(argv)
+def run(settings: Settings, args: Any = None) -> int:
+    """The `serve` command (`cdp-engine serve` and `python -m cdp_engine.service` alike) from its settings."""
+    assert settings.port is not None  # the option table's default for serve
+    sock = bind(settings.host, settings.port)  # before Chromium: a port in use is a one-line error
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(
             serve(
-                args.host,
-                args.port,
-                args.token,
-                args.start_url,
-                not args.headful,
-                allow_remote=args.allow_remote,
-                allow_schemes=tuple(args.allow_scheme),
+                settings.host,
+                settings.port,
+                settings.token,
+                settings.start_url,
+                allow_remote=settings.allow_remote,
+                allow_schemes=settings.allow_scheme,
+                allowed_origins=settings.allowed_origins,
+                blocked_origins=settings.blocked_origins,
+                sock=sock,
+                launch_options=settings.launch_kwargs(),
             )
         )
+    return 0
+
+
+DESCRIPTION = "serve the protocol over HTTP on 127.0.0.1 with a bearer token"  # = `cdp-engine serve`
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m cdp_engine.service`: the same command, options and code as `cdp-engine serve`."""
+    return run_command("serve", sys.argv[1:] if argv is None else argv, run, prog="python -m cdp_engine.service", description=DESCRIPTION)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("snapshot", ("snapshot",)),
     ("index", ("index",)),
     ("surfaces", ("toolset", "mcp_server", "harness", "service")),
-    ("facade", ("__init__", "__main__", "cli", "demo")),
+    ("facade", ("__init__", "__main__", "cli", "demo", "doctor")),
 )
 # Groups whose members share a layer but must not import one another (the surfaces are siblings).
 SIBLINGS = frozenset({"toolset", "mcp_server", "harness", "service"})

@@ -22,7 +22,10 @@ import orjson
 from ..errors import CommandTimeoutError, ConnectionClosedError, ProtocolError, TargetClosedError
 from .transport import Transport
 
-log = logging.getLogger("cdp_engine")
+log = logging.getLogger("cdp_engine.cdp")
+# Every message sent and received, at debug (`--log-level debug`); formatted only when that level is on.
+traffic = logging.getLogger("cdp_engine.cdp.traffic")
+TRAFFIC_CLIP = 2000  # bytes of a message the traffic log shows (a snapshot is megabytes)
 
 Listener = Callable[[dict[str, Any]], object]  # the return value is ignored
 CloseListener = Callable[[BaseException], object]
@@ -284,6 +287,8 @@ class Connection:
         if session.id is not None:
             message["sessionId"] = session.id
         data = orjson.dumps(message)  # first: params orjson cannot write raise here and leave no pending command
+        if traffic.isEnabledFor(logging.DEBUG):
+            traffic.debug("send %s", _clip(data))
         timeout = self.default_timeout if timeout is None else timeout
         timer = self._loop.call_later(timeout, self._expire, command_id, method, timeout)
         self._pending[command_id] = (future, method, timer, session)
@@ -325,6 +330,8 @@ class Connection:
             entry[0].set_exception(CommandTimeoutError(method, timeout))
 
     def _on_message(self, data: bytes | str) -> None:
+        if traffic.isEnabledFor(logging.DEBUG):
+            traffic.debug("recv %s", _clip(data))
         if len(data) > LARGE_MESSAGE:
             with gc_paused():
                 message = orjson.loads(data)
@@ -418,3 +425,11 @@ class Connection:
     async def close(self) -> None:
         await self.transport.close()
         self._on_transport_close(None)
+
+
+def _clip(data: bytes | str) -> str:
+    """A message for the traffic log: its start, and its size when it is longer."""
+    text = data.decode(errors="replace") if isinstance(data, bytes) else data
+    if len(text) <= TRAFFIC_CLIP:
+        return text
+    return f"{text[:TRAFFIC_CLIP]}... ({len(data):,} bytes)"

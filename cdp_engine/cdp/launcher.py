@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
-import fcntl
 import os
 import shutil
 import signal
@@ -25,7 +24,15 @@ import aiohttp
 from ..errors import BrowserNotFoundError, LaunchError
 from .transport import PipeTransport, Transport, WebSocketTransport
 
-CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
+# Where the official installers put the browser when it is not on PATH (the usual case on macOS and Windows).
+MAC_PATHS = (
+    "/Applications/Chromium.app/Contents/MacOS/Chromium",
+    "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+    "/Applications/Google Chrome for Testing.app/Contents/MacOS/Google Chrome for Testing",
+)
+# Relative to %PROGRAMFILES%, %PROGRAMFILES(X86)% and %LOCALAPPDATA% (a per-user install).
+WINDOWS_PATHS = (r"Google\Chrome\Application\chrome.exe", r"Chromium\Application\chrome.exe")
 INSTALL_HINT = (
     "Install Chromium (Debian/Ubuntu as root: `apt-get install -y chromium`), "
     "or pass executable=... or set CDP_ENGINE_CHROME to the browser binary."
@@ -84,25 +91,49 @@ DISABLED_FEATURES = (
 _PR_SET_PDEATHSIG = 1
 
 
+def install_paths(platform: str = sys.platform, env: dict[str, str] | None = None) -> list[str]:
+    """The standard install locations of Chromium and Chrome on this platform, most specific first."""
+    if platform == "darwin":
+        home = os.path.expanduser("~")
+        return [*MAC_PATHS, *(home + path for path in MAC_PATHS)]
+    if platform == "win32":
+        env = dict(os.environ) if env is None else env
+        roots = [env.get(name) for name in ("PROGRAMFILES", "PROGRAMFILES(X86)", "LOCALAPPDATA")]
+        return [os.path.join(root, rel) for root in roots if root for rel in WINDOWS_PATHS]
+    return []
+
+
+def _executable(path: str | os.PathLike[str]) -> bool:
+    return Path(path).is_file() and os.access(path, os.X_OK)
+
+
 def find_chromium(executable: str | os.PathLike[str] | None = None) -> str:
-    """The browser binary: explicit path, else $CDP_ENGINE_CHROME, else the usual names on PATH."""
-    tried: list[str] = []
+    """The browser binary: the explicit path, else $CDP_ENGINE_CHROME, else the usual names on PATH, else the
+    standard macOS and Windows install paths. A path that was named (argument or variable) and is no
+    executable is an error, never silently replaced by another browser."""
     if executable:
-        path = Path(executable)
-        if path.is_file() and os.access(path, os.X_OK):
-            return str(path)
+        if _executable(executable):
+            return str(executable)
         raise BrowserNotFoundError(f"Chromium not found at {executable!s} (not an executable file). {INSTALL_HINT}")
     env = os.environ.get("CDP_ENGINE_CHROME")
     if env:
-        if Path(env).is_file() and os.access(env, os.X_OK):
+        if _executable(env):
             return env
-        tried.append(f"CDP_ENGINE_CHROME={env}")
+        raise BrowserNotFoundError(
+            f"CDP_ENGINE_CHROME={env} is not an executable file: point it at a Chromium or Chrome binary, "
+            "or unset it to search PATH and the standard install paths"
+        )
+    tried: list[str] = []
     for name in CANDIDATES:
         found = shutil.which(name)
         if found:
             return found
         tried.append(name)
-    raise BrowserNotFoundError(f"No Chromium found (tried {', '.join(tried)} on PATH). {INSTALL_HINT}")
+    for path in install_paths():
+        if _executable(path):
+            return path
+        tried.append(path)
+    raise BrowserNotFoundError(f"No Chromium found (tried {', '.join(tried)}). {INSTALL_HINT}")
 
 
 def _merge_feature_flags(args: list[str]) -> list[str]:
@@ -191,7 +222,7 @@ def build_args(
     args.append("--disable-features=" + ",".join(DISABLED_FEATURES))
     if headless:
         args.append("--headless=new")
-    if os.geteuid() == 0:
+    if getattr(os, "geteuid", lambda: -1)() == 0:
         args.append("--no-sandbox")  # Chromium cannot start its sandbox as root.
     args.append("--disable-gpu")
     args.append(f"--window-size={window_size[0]},{window_size[1]}")
@@ -226,6 +257,8 @@ async def launch_process(
             to_browser_r, to_browser_w = os.pipe()
             from_browser_r, from_browser_w = os.pipe()
             fds = [to_browser_r, to_browser_w, from_browser_r, from_browser_w]
+            import fcntl  # POSIX only: imported where used, so the package imports on Windows too
+
             # Move the child's ends above 4 so dup2 onto 3 and 4 cannot clobber one another.
             child_r = fcntl.fcntl(to_browser_r, fcntl.F_DUPFD, 10)
             child_w = fcntl.fcntl(from_browser_w, fcntl.F_DUPFD, 10)

@@ -30,11 +30,12 @@ from ..errors import (
     ProtocolError,
     TargetClosedError,
 )
-from . import files, scripts
+from . import files, network, scripts
 from .lifecycle import SAME_DOCUMENT_TYPES, LifecycleWatcher, WaitUntil, check_wait_until
+from .policies import NavigationPolicy, PolicyError
 from .records import Dialog, Download, Frame, Response
 
-log = logging.getLogger("cdp_engine")
+log = logging.getLogger("cdp_engine.core")
 
 DialogPolicy = Literal["dismiss", "accept", "hold"]
 # Chromium reports an HTTP error status this way although the page committed; it is not a failure.
@@ -110,6 +111,9 @@ class Tab:
         self.last_timings: dict[str, float] = {}
         self.extensions: dict[str, Any] = {}  # per-tab state of higher layers, by name; lives as long as the tab
         self.init_scripts: list[str] = []  # this tab's own, on top of the browser's
+        # Document requests the navigation policy's origins refused (url, message), newest last.
+        self.blocked_navigations: list[tuple[str, str]] = []
+        self._guards: dict[str, network.Route] = {}  # session id -> its navigation guard
         self._watch_session(session)
 
     # ----- events -----------------------------------------------------------------------------
@@ -346,6 +350,45 @@ class Tab:
         self._add_frame_tree(s, tree, None, fill_only=True)
         self.main_frame_id = tree["frame"]["id"]
 
+    @property
+    def navigation_policy(self) -> NavigationPolicy | None:
+        """The origins this tab's navigations may reach: its context's policy, else the browser's (None: any)."""
+        context = self.browser.contexts.get(self.context_id or "") or self.browser.default_context
+        if context.navigation_policy is not None:
+            return context.navigation_policy
+        return self.browser.navigation_policy
+
+    def check_navigation(self, url: str) -> None:
+        """PolicyError when the navigation policy's origins refuse `url` (goto and every surface call this first)."""
+        policy = self.navigation_policy
+        if policy is not None:
+            policy.check_origin(url)
+
+    def guard(self, session: CDPSession) -> asyncio.Future[dict[str, Any]] | None:
+        """(Re)install the request-level navigation guard on one of this tab's sessions, or remove it when the
+        policy restricts no origin; the Fetch.enable future, or None when there is nothing to enable."""
+        old = self._guards.pop(session.id or "", None)
+        if old is not None:
+            old.stop()
+        policy = self.navigation_policy
+        if policy is None or not policy.guards_origins:
+            return None
+        route = network.guard_navigations(session, policy, self._on_blocked)
+        self._guards[session.id or ""] = route
+        return route.enabled
+
+    def _on_blocked(self, request: network.PausedRequest, exc: PolicyError) -> None:
+        log.info("blocked a document request of tab %s: %s", self.target_id, exc.message)
+        self.blocked_navigations.append((request.url, exc.message))
+        del self.blocked_navigations[:-20]
+        self.emit("navigation_blocked", (request.url, exc))
+
+    def _explain(self, error_text: str, since: int) -> str:
+        """A failure the guard caused, with the policy's reason (the navigation or a redirect of it)."""
+        if "ERR_BLOCKED_BY_CLIENT" in error_text and len(self.blocked_navigations) > since:
+            return f"{error_text}: {self.blocked_navigations[-1][1]}"
+        return error_text
+
     def _setup_commands(
         self,
         session: CDPSession,
@@ -378,6 +421,9 @@ class Tab:
             session.send("Page.addScriptToEvaluateOnNewDocument", {"source": src, "runImmediately": True})
             for src in scripts
         ]
+        guarded = self.guard(session)  # before the page runs: a popup's first request is checked too
+        if guarded is not None:
+            commands.append(guarded)
         if waiting:
             # Sent right behind the setup commands, not after their answers: a popup opened with noopener
             # has no renderer until its navigation resumes, so renderer-side commands would never answer.
@@ -463,6 +509,7 @@ class Tab:
         """
         self.check_open()
         check_wait_until(wait_until)
+        self.check_navigation(url)
         if self.off_the_record and is_browser_ui_url(url):
             raise NavigationError(url, BROWSER_UI_REFUSED)
         timeout = self._timeout(timeout)
@@ -485,6 +532,7 @@ class Tab:
         dialog_ends: bool,
     ) -> Response:  # fmt: skip
         loop = asyncio.get_running_loop()
+        blocked_before = len(self.blocked_navigations)
         # Armed first: Page.navigate answers a same-document navigation before Page.navigatedWithinDocument,
         # and a fast page may send its lifecycle events before the answer.
         with LifecycleWatcher(self) as watcher:
@@ -502,7 +550,7 @@ class Tab:
             loader_id = result.get("loaderId")
             error_text = result.get("errorText")
             if error_text and error_text not in IGNORED_NAVIGATION_ERRORS:
-                raise NavigationError(url, error_text)
+                raise NavigationError(url, self._explain(error_text, blocked_before))
             if not loader_id:
                 # Same document: wait briefly for its event, so the tab's url is current when goto returns.
                 await watcher.wait(
@@ -768,6 +816,7 @@ class BrowserContext:
         self.id = context_id
         self.closed = False
         self.dialog_policy: DialogPolicy | None = None  # None: the browser's policy
+        self.navigation_policy: NavigationPolicy | None = None  # None: the browser's (its origins)
 
     @property
     def tabs(self) -> list[Tab]:
@@ -803,6 +852,18 @@ class BrowserContext:
             params["origin"] = origin
         await self.browser.connection.root.send("Browser.grantPermissions", params)
 
+    async def set_navigation_policy(self, policy: NavigationPolicy | None) -> None:
+        """Restrict the origins this context's tabs may reach (None: the browser's policy), for the tabs it
+        has now and every later one, popups included; returns once every open tab is guarded."""
+        self.navigation_policy = policy
+        futures = []
+        for tab in self.tabs:
+            for session in [tab.session, *tab.frame_sessions.values()]:
+                future = tab.guard(session)
+                if future is not None:
+                    futures.append(future)
+        await asyncio.gather(*futures)
+
     async def close(self) -> None:
         """Dispose the context and every tab in it."""
         if self.closed or self.id is None:
@@ -832,8 +893,11 @@ class Browser:
         downloads_dir: str | Path | None = None,
         viewport_size: tuple[int, int] = (1280, 720),
         tab_class: type[Tab] = Tab,
+        navigation_policy: NavigationPolicy | None = None,
     ) -> None:
         self.connection = connection
+        # The origins every tab may reach unless its context sets its own (the guard checks each document request).
+        self.navigation_policy = navigation_policy
         self.tab_class = tab_class  # higher layers pass a subclass (cdp_engine.index.AgentTab adds state/act)
         self.viewport_size = viewport_size
         self.process = process
@@ -1092,11 +1156,13 @@ class Browser:
         proxy_server: str | None = None,
         proxy_bypass_list: str | None = None,
         dialog_policy: DialogPolicy | None = None,
+        navigation_policy: NavigationPolicy | None = None,
     ) -> BrowserContext:
         """A fresh isolated context (its own cookies, storage and cache), created in milliseconds.
 
-        `proxy_server` routes the context's traffic through a proxy; `dialog_policy` overrides the
-        browser's for tabs of this context (set before any of them exists, so none is missed).
+        `proxy_server` routes the context's traffic through a proxy; `dialog_policy` and
+        `navigation_policy` (the origins its tabs may reach) override the browser's for tabs of this
+        context (set before any of them exists, so none is missed).
         """
         root = self.connection.root
         params: dict[str, Any] = {"disposeOnDetach": True}
@@ -1108,6 +1174,7 @@ class Browser:
         context_id: str = result["browserContextId"]
         context = BrowserContext(self, context_id)
         context.dialog_policy = dialog_policy
+        context.navigation_policy = navigation_policy
         self.contexts[context_id] = context
         await self._set_download_behavior(context.id)
         return context
@@ -1234,8 +1301,11 @@ def launch(
     dialog_policy: DialogPolicy = "dismiss",
     downloads_dir: str | Path | None = None,
     tab_class: type[Tab] = Tab,
+    navigation_policy: NavigationPolicy | None = None,
 ) -> Starter:
-    """Launch Chromium headless with a fresh profile: `async with launch() as browser:` (or `await launch()`)."""
+    """Launch Chromium headless with a fresh profile: `async with launch() as browser:` (or `await launch()`).
+
+    `navigation_policy`: the origins every tab may reach (redirects and popups included)."""
 
     async def start() -> Browser:
         process = await launch_process(
@@ -1256,6 +1326,7 @@ def launch(
                 downloads_dir=downloads_dir,
                 viewport_size=window_size,
                 tab_class=tab_class,
+                navigation_policy=navigation_policy,
             )
             await browser.start()
         except BaseException:
@@ -1277,6 +1348,7 @@ def connect(
     dialog_policy: DialogPolicy = "dismiss",
     downloads_dir: str | Path | None = None,
     tab_class: type[Tab] = Tab,
+    navigation_policy: NavigationPolicy | None = None,
 ) -> Starter:
     """Attach to a running Chromium: a ws:// URL, or http://host:port resolved through /json/version."""
 
@@ -1294,6 +1366,7 @@ def connect(
             navigation_timeout=navigation_timeout,
             downloads_dir=downloads_dir,
             tab_class=tab_class,
+            navigation_policy=navigation_policy,
         )
         await browser.start()
         return browser

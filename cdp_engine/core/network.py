@@ -2,21 +2,26 @@
 
 Interception pauses each matching request (Fetch domain, at its request stage, or at its response stage
 to see how the network answered it) and answers it from a synchronous decision, so no request waits on a
-Python round trip longer than one event. One route per session: Fetch.enable replaces the session's
-patterns (a core job that must not disturb a route of the tab's own uses a side session of the tab,
-Connection.attach_side_session).
+Python round trip longer than one event. Chromium keeps one pattern list per session (Fetch.enable
+replaces it), so the routes of a session are enabled together and each paused request is asked of the
+routes whose pattern it matches, in order (a core job may still keep its interception apart on a side
+session of the tab, Connection.attach_side_session, as core/navigation.py does). `guard_navigations` is
+the navigation policy's request-level check: every document request (redirects and popups included) of
+a session, against its allowed and blocked origins.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import re
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..cdp.connection import CDPSession
+from .policies import NavigationPolicy, PolicyError
 
 
 def _quiet(future: asyncio.Future[Any]) -> None:
@@ -82,13 +87,90 @@ def proceed(session: CDPSession, request_id: str) -> None:
 
 
 class Route:
-    """An interception on one session: `enabled` is the Fetch.enable future; stop() ends it."""
+    """An interception on one session: `enabled` is the Fetch.enable future; stop() ends it.
 
-    def __init__(self, session: CDPSession, decide: Callable[[PausedRequest], Decision], patterns: list[dict[str, Any]]) -> None:
+    Several routes may share a session (Chromium keeps one pattern list per session): their patterns are
+    enabled together and each paused request is offered to the matching routes in order, the first
+    decision other than None answering it (see _Interceptor)."""
+
+    def __init__(
+        self,
+        session: CDPSession,
+        decide: Callable[[PausedRequest], Decision],
+        patterns: list[dict[str, Any]],
+        *,
+        first: bool = False,
+    ) -> None:
         self.session = session
         self.decide = decide
+        self.patterns = patterns
+        self._matchers = [
+            (p.get("resourceType"), p.get("requestStage", "Request"), _glob(str(p.get("urlPattern", "*"))))
+            for p in patterns
+        ]
+        self._interceptor = _interceptors.get(session) or _Interceptor(session)
+        self.enabled: asyncio.Future[dict[str, Any]] = self._interceptor.add(self, first=first)
+
+    def matches(self, request: PausedRequest) -> bool:
+        """Whether one of this route's patterns covers the request (Chromium paused it for the union)."""
+        stage = "Response" if request.status is not None or request.error_reason is not None else "Request"
+        return any(
+            (kind is None or kind == request.resource_type) and stage == at and url.fullmatch(request.url) is not None
+            for kind, at, url in self._matchers
+        )
+
+    def stop(self) -> None:
+        """Stop intercepting (requests already paused were answered); the session's other routes stay."""
+        self._interceptor.remove(self)
+
+    def __await__(self) -> Any:
+        return self.enabled.__await__()
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    """Fetch's urlPattern as a regular expression: '*' any run, '?' one character, backslash escapes."""
+    out, chars = [], iter(pattern)
+    for c in chars:
+        if c == "\\":
+            out.append(re.escape(next(chars, "\\")))
+        elif c == "*":
+            out.append(".*")
+        elif c == "?":
+            out.append(".")
+        else:
+            out.append(re.escape(c))
+    return re.compile("".join(out), re.S)
+
+
+class _Interceptor:
+    """The routes of one session behind one Fetch.enable and one requestPaused listener."""
+
+    def __init__(self, session: CDPSession) -> None:
+        self.session = session
+        self.routes: list[Route] = []
+        _interceptors[session] = self
         self._unsubscribe = session.on("Fetch.requestPaused", self._on_paused)
-        self.enabled: asyncio.Future[dict[str, Any]] = session.send("Fetch.enable", {"patterns": patterns})
+
+    def add(self, route: Route, *, first: bool) -> asyncio.Future[dict[str, Any]]:
+        self.routes.insert(0 if first else len(self.routes), route)
+        return self._enable()
+
+    def remove(self, route: Route) -> None:
+        if route not in self.routes:
+            return
+        self.routes.remove(route)
+        if self.routes:
+            self._enable().add_done_callback(_quiet)
+            return
+        self._unsubscribe()
+        if _interceptors.get(self.session) is self:
+            del _interceptors[self.session]
+        if not self.session.closed:
+            self.session.send("Fetch.disable").add_done_callback(_quiet)
+
+    def _enable(self) -> asyncio.Future[dict[str, Any]]:
+        patterns = [p for r in self.routes for p in r.patterns]
+        return self.session.send("Fetch.enable", {"patterns": patterns})
 
     def _on_paused(self, params: dict[str, Any]) -> None:
         request = params.get("request") or {}
@@ -102,25 +184,23 @@ class Route:
             status=params.get("responseStatusCode"),
             network_id=params.get("networkId"),
         )
-        try:
-            decision = self.decide(paused)
-        except Exception:
-            decision = Fail("Failed")  # a broken decision must not leave the request hanging
-        if isinstance(decision, Fulfill):
-            fulfill(self.session, paused.request_id, decision)
-        elif isinstance(decision, Fail):
-            fail(self.session, paused.request_id, decision.reason)
-        else:
-            proceed(self.session, paused.request_id)
+        for route in list(self.routes):
+            if not route.matches(paused):
+                continue
+            try:
+                decision = route.decide(paused)
+            except Exception:
+                decision = Fail("Failed")  # a broken decision must not leave the request hanging
+            if isinstance(decision, Fulfill):
+                fulfill(self.session, paused.request_id, decision)
+                return
+            if isinstance(decision, Fail):
+                fail(self.session, paused.request_id, decision.reason)
+                return
+        proceed(self.session, paused.request_id)
 
-    def stop(self) -> None:
-        """Stop intercepting (requests already paused were answered)."""
-        self._unsubscribe()
-        if not self.session.closed:
-            self.session.send("Fetch.disable").add_done_callback(_quiet)
 
-    def __await__(self) -> Any:
-        return self.enabled.__await__()
+_interceptors: weakref.WeakKeyDictionary[CDPSession, _Interceptor] = weakref.WeakKeyDictionary()
 
 
 def route(
@@ -170,3 +250,21 @@ def record_real_failure(session: CDPSession, network_id: str, error_text: str) -
 def real_failure(session: CDPSession, network_id: str) -> str | None:
     """The real error of a request the engine aborted, or None."""
     return _real_failures.get(session, {}).get(network_id)
+
+def guard_navigations(
+    session: CDPSession, policy: NavigationPolicy, on_block: Callable[[PausedRequest, PolicyError], None]
+) -> Route:
+    """Fail every document request (a main frame or a frame: navigations, their redirects, popups) whose
+    origin `policy` refuses, with net::ERR_BLOCKED_BY_CLIENT, telling `on_block` first. Ahead of the
+    session's other routes, so none of them can answer a blocked navigation locally."""
+    blocked = Fail("BlockedByClient")
+
+    def decide(request: PausedRequest) -> Decision:
+        try:
+            policy.check_origin(request.url)
+        except PolicyError as exc:
+            on_block(request, exc)
+            return blocked
+        return None
+
+    return Route(session, decide, [{"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}], first=True)

@@ -1,8 +1,10 @@
 """Safety policies, one object each, that every surface consults instead of keeping its own rule.
 
-- `NavigationPolicy`: which URL schemes a navigation may reach (checked on the parsed URL), and
-  which URLs no browser would load anyway (longer than MAX_URL_CHARS, an invalid IPv4 or IPv6 or a
-  forbidden host, an about: page other than about:blank), refused at validation rather than by the browser.
+- `NavigationPolicy`: which URL schemes a navigation may reach (checked on the parsed URL), which
+  origins it may or may not reach (allowed and blocked origins, enforced on redirects and popups too
+  by the context's request guard, core/network.py), and which URLs no browser would load anyway
+  (longer than MAX_URL_CHARS, an invalid IPv4 or IPv6 or a forbidden host, an about: page other than
+  about:blank), refused at validation rather than by the browser.
 - `FilePolicy`: which folders uploads may read, the one folder a surface may write (screenshots,
   PDFs, logs, saved downloads) and the folder persistent browser profiles are made in; paths are
   resolved through symlinks and `..` first.
@@ -27,8 +29,10 @@ from typing import Literal
 from urllib.parse import unquote_to_bytes, urlsplit
 
 from ..errors import CDPEngineError
+from .origins import FORBIDDEN_HOST_CHARS, HOST_SCHEMES, OriginPattern, parse_origins, url_origin
 
 __all__ = [
+    "HOST_SCHEMES",
     "INDEX_SCHEMES",
     "MAX_URL_CHARS",
     "MCP_MAX_RESULT_BYTES",
@@ -38,9 +42,12 @@ __all__ = [
     "WEB_SCHEMES",
     "FilePolicy",
     "NavigationPolicy",
+    "OriginPattern",
     "Policies",
     "PolicyError",
     "ResultBound",
+    "origin_policy",
+    "parse_origins",
 ]
 
 WEB_SCHEMES = frozenset({"http", "https"})
@@ -48,16 +55,11 @@ WEB_SCHEMES = frozenset({"http", "https"})
 SERVER_SCHEMES = frozenset({"http", "https", "about", "data"})
 # The in-process element index: what its navigate action has always reached.
 INDEX_SCHEMES = frozenset({"http", "https", "file", "about", "data"})
-# Schemes whose URL is only meaningful with a host: `http:foo` or `https:///x` is refused as invalid.
-HOST_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp"})
 TOOLSET_TEXT_CAP = 50_000  # characters of page text / script output the browser toolset returns
 MCP_MAX_RESULT_BYTES = 1_048_576  # BROWSER_MCP_MAX_RESULT_BYTES default: the UTF-8 JSON envelope
 MCP_MIN_RESULT_BYTES = 4096
 MAX_PATH_CHARS = 4096
 MAX_NAME_BYTES = 255  # NAME_MAX of Linux, macOS and Windows file systems: a longer name is no file name
-# Characters no host may hold (the URL standard's forbidden host code points that survive parsing);
-# Chromium refuses such a URL as invalid.
-FORBIDDEN_HOST_CHARS = frozenset("<>^|%/\x7f") | {chr(c) for c in range(32)}
 # Characters IDNA maps to nothing (soft hyphen, zero-width ones, variation selectors, BOM): a host of
 # only these is empty.
 _IDNA_IGNORED = dict.fromkeys(
@@ -84,14 +86,66 @@ class NavigationPolicy:
     """The URL schemes a navigation may reach; everything else (chrome:, devtools:, javascript:,
     view-source:, chrome-extension:, file: unless listed, ...) is refused.
 
-    `allow_hint` says, in the refusal, how the user of this surface allows more schemes.
+    `allowed_origins` (none: every origin) and `blocked_origins` (checked first) narrow the web schemes
+    further, as playwright-mcp's --allowed-origins / --blocked-origins do; see OriginPattern for the
+    spelling. They govern URLs with a host (http, https, ws, wss; blob: and view-source: by the URL
+    inside); about:, data: and file: are the schemes' business. `allow_hint` and `origin_hint` say,
+    in a refusal, how the user of this surface changes it.
     """
 
     schemes: frozenset[str] = WEB_SCHEMES
     allow_hint: str = "pass NavigationPolicy(schemes=...)"
+    allowed_origins: tuple[str, ...] = ()
+    blocked_origins: tuple[str, ...] = ()
+    origin_hint: str = "pass NavigationPolicy(allowed_origins=..., blocked_origins=...)"
+    _allowed: tuple[OriginPattern, ...] = field(default=(), init=False, repr=False, compare=False)
+    _blocked: tuple[OriginPattern, ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "schemes", frozenset(s.lower().rstrip(":") for s in self.schemes))
+        allowed, blocked = parse_origins(self.allowed_origins), parse_origins(self.blocked_origins)
+        object.__setattr__(self, "allowed_origins", tuple(p.text for p in allowed))
+        object.__setattr__(self, "blocked_origins", tuple(p.text for p in blocked))
+        object.__setattr__(self, "_allowed", allowed)
+        object.__setattr__(self, "_blocked", blocked)
+
+    @property
+    def guards_origins(self) -> bool:
+        """True when origins are restricted: then redirects and popups are checked request by request."""
+        return bool(self._allowed or self._blocked)
+
+    @property
+    def request_guard(self) -> NavigationPolicy | None:
+        """This policy for a context's request guard when it restricts origins; None (no guard) otherwise."""
+        return self if self.guards_origins else None
+
+    def with_origins(self, allowed: Iterable[str] = (), blocked: Iterable[str] = ()) -> NavigationPolicy:
+        """This policy with these allowed and blocked origins (replacing the ones it had)."""
+        return replace(self, allowed_origins=tuple(allowed), blocked_origins=tuple(blocked))
+
+    def check_origin(self, url: str) -> str:
+        """`url` unchanged when its origin may be reached; PolicyError ('navigation.blocked_origin' or
+        'navigation.origin_not_allowed') otherwise. The request guard calls this for every document request."""
+        if not (self._allowed or self._blocked):
+            return url
+        origin = url_origin(url)
+        if origin is None:
+            return url
+        shown = _shown(url)
+        for pattern in self._blocked:
+            if pattern.matches(*origin):
+                raise PolicyError(
+                    "navigation.blocked_origin",
+                    f"navigation to {shown} is not allowed: its origin matches the blocked origin "
+                    f"{pattern.text!r} (policy: blocked origins {'; '.join(self.blocked_origins)}; {self.origin_hint})",
+                )
+        if self._allowed and not any(pattern.matches(*origin) for pattern in self._allowed):
+            raise PolicyError(
+                "navigation.origin_not_allowed",
+                f"navigation to {shown} is not allowed: its origin is not an allowed origin "
+                f"(policy: allowed origins {'; '.join(self.allowed_origins)}; {self.origin_hint})",
+            )
+        return url
 
     def allowing(self, schemes: Iterable[str]) -> NavigationPolicy:
         """This policy with more schemes allowed."""
@@ -166,7 +220,7 @@ class NavigationPolicy:
             )
         if scheme == "view-source":
             self.check(url.strip()[len("view-source:") :])
-        return url
+        return self.check_origin(url)
 
     def _rule(self) -> str:
         return f"policy: allowed schemes {', '.join(sorted(self.schemes))}; {self.allow_hint} to allow more"
@@ -242,6 +296,19 @@ def _bad_ipv4(host: str) -> bool:
         except ValueError:
             return True
     return any(n > 255 for n in numbers[:-1]) or numbers[-1] >= 256 ** (5 - len(numbers))
+
+
+def origin_policy(
+    allowed: Iterable[str],
+    blocked: Iterable[str],
+    hint: str = "pass launch(allowed_origins=..., blocked_origins=...)",
+) -> NavigationPolicy | None:
+    """A browser's or context's origin rule (launch(), connect(), the harness): None when neither list has an
+    entry (no request guard at all); an invalid entry is a ValueError naming it."""
+    allowed, blocked = tuple(allowed), tuple(blocked)
+    if not allowed and not blocked:
+        return None
+    return NavigationPolicy(allowed_origins=allowed, blocked_origins=blocked, origin_hint=hint)
 
 
 # ----- files -----------------------------------------------------------------------------------
@@ -436,11 +503,18 @@ class Policies:
         upload_roots: Sequence[str | os.PathLike[str]] = (),
         allowed_schemes: Iterable[str] = WEB_SCHEMES,
         downloads_dir: str | os.PathLike[str] | None = None,
+        allowed_origins: Iterable[str] = (),
+        blocked_origins: Iterable[str] = (),
     ) -> Policies:
         """The browser toolset: http(s) only, uploads from the configured roots (never the browser's
         downloads folder), no writes (downloads stay in the browser's folder), 50,000-char texts."""
         return cls(
-            NavigationPolicy(frozenset(allowed_schemes), "set ToolsetConfig.allowed_schemes"),
+            NavigationPolicy(
+                frozenset(allowed_schemes), "set ToolsetConfig.allowed_schemes",
+                allowed_origins=tuple(allowed_origins),
+                blocked_origins=tuple(blocked_origins),
+                origin_hint="set ToolsetConfig.allowed_origins / blocked_origins",
+            ),
             FilePolicy(
                 tuple(Path(r) for r in upload_roots),
                 None,
@@ -460,13 +534,18 @@ class Policies:
         allowed_schemes: Iterable[str] = SERVER_SCHEMES,
         max_result_bytes: int = MCP_MAX_RESULT_BYTES,
         profile_root: str | os.PathLike[str] | None = None,
+        allowed_origins: Iterable[str] = (),
+        blocked_origins: Iterable[str] = (),
     ) -> Policies:
         """The MCP server: http(s), about: and data: navigations; uploads only from configured roots
         (none by default); writes only inside the output folder, persistent profiles only inside the
         profile folder (none given: none allowed); the envelope's byte bound."""
         return cls(
             NavigationPolicy(
-                frozenset(allowed_schemes), "set BROWSER_MCP_ALLOWED_SCHEMES (Config.allowed_schemes)"
+                frozenset(allowed_schemes), "set BROWSER_MCP_ALLOWED_SCHEMES (Config.allowed_schemes)",
+                allowed_origins=tuple(allowed_origins),
+                blocked_origins=tuple(blocked_origins),
+                origin_hint="start the server with --allowed-origins / --blocked-origins (Config.allowed_origins)",
             ),
             FilePolicy(
                 tuple(Path(r) for r in upload_roots),
@@ -480,19 +559,41 @@ class Policies:
         )
 
     @classmethod
-    def for_index(cls, *, allowed_schemes: Iterable[str] = INDEX_SCHEMES) -> Policies:
+    def for_index(
+        cls,
+        *,
+        allowed_schemes: Iterable[str] = INDEX_SCHEMES,
+        allowed_origins: Iterable[str] = (),
+        blocked_origins: Iterable[str] = (),
+    ) -> Policies:
         """The in-process element index: http(s), file:, about: and data:; no uploads, no writes."""
         return cls(
-            NavigationPolicy(frozenset(allowed_schemes), "set ElementIndex.of(tab).policies"),
+            NavigationPolicy(
+                frozenset(allowed_schemes), "set ElementIndex.of(tab).policies",
+                allowed_origins=tuple(allowed_origins),
+                blocked_origins=tuple(blocked_origins),
+                origin_hint="pass launch(allowed_origins=..., blocked_origins=...)",
+            ),
             FilePolicy(upload_hint="the element index does not upload", output_hint="the element index writes no files"),
             ResultBound(None),
         )
 
     @classmethod
-    def for_service(cls, *, allowed_schemes: Iterable[str] = SERVER_SCHEMES) -> Policies:
+    def for_service(
+        cls,
+        *,
+        allowed_schemes: Iterable[str] = SERVER_SCHEMES,
+        allowed_origins: Iterable[str] = (),
+        blocked_origins: Iterable[str] = (),
+    ) -> Policies:
         """The HTTP service: http(s), about: and data: (a remote caller never reaches file: or chrome:)."""
         return cls(
-            NavigationPolicy(frozenset(allowed_schemes), "start the service with --allow-scheme SCHEME"),
+            NavigationPolicy(
+                frozenset(allowed_schemes), "start the service with --allow-scheme SCHEME",
+                allowed_origins=tuple(allowed_origins),
+                blocked_origins=tuple(blocked_origins),
+                origin_hint="start the service with --allowed-origins / --blocked-origins",
+            ),
             FilePolicy(upload_hint="the service does not upload", output_hint="the service writes no files"),
             ResultBound(None),
         )

@@ -31,7 +31,7 @@ from .tabs import EpisodeTabs, StepResult
 
 __all__ = ["BGymActions", "parse_action"]
 
-log = logging.getLogger("cdp_engine")
+log = logging.getLogger("cdp_engine.harness")
 
 
 

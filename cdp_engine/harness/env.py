@@ -25,6 +25,7 @@ from typing import Any
 from ..core.browser import Browser, BrowserContext, Tab
 from ..core.lifecycle import WaitUntil
 from ..core.liveness import bounded
+from ..core.policies import origin_policy
 from ..core.settle import SettleReport
 from ..errors import CDPEngineError, CommandTimeoutError
 from ..index.actions import ActionValidationError
@@ -40,7 +41,7 @@ from .trajectory import TrajectoryRecorder
 
 __all__ = ["POPUP_WAIT", "BrowserEnv"]
 
-log = logging.getLogger("cdp_engine")
+log = logging.getLogger("cdp_engine.harness")
 
 
 class _Timer:
@@ -66,7 +67,7 @@ class BrowserEnv:
     ``prewarm`` prepares the next episode's context and blank tab while the current one runs: a
     new context needs a new renderer process, the one slow part of a reset; the old context is
     disposed in the background. ``step_timeout`` / ``reset_timeout``: each call's one overall deadline
-    (default navigation_timeout + command_timeout, act()'s; see docs/architecture.md#deadlines).
+    (default navigation_timeout + command_timeout, act()'s; see docs/architecture.md#deadlines). ``allowed_origins`` / ``blocked_origins``: what an episode may reach, redirects and popups too (docs/policies.md).
     """
 
     def __init__(
@@ -84,8 +85,10 @@ class BrowserEnv:
         prewarm: bool = True,
         step_timeout: float | None = None,
         reset_timeout: float | None = None,
+        allowed_origins: Iterable[str] = (), blocked_origins: Iterable[str] = (),
     ) -> None:
         self.browser = browser
+        self.navigation_policy = origin_policy(allowed_origins, blocked_origins, "pass BrowserEnv(allowed_origins=...)")
         default = browser.navigation_timeout + browser.connection.default_timeout
         self.step_timeout = default if step_timeout is None else step_timeout
         self.reset_timeout = default if reset_timeout is None else reset_timeout
@@ -117,8 +120,7 @@ class BrowserEnv:
     @classmethod
     async def launch(cls, launch_options: Mapping[str, Any] | None = None, **env_options: Any) -> BrowserEnv:
         """An environment on its own new Chromium (closed with the environment)."""
-        browser = await launch(**dict(launch_options or {}))
-        env = cls(browser, **env_options)
+        env = cls(await launch(**dict(launch_options or {})), **env_options)
         env._owns_browser = True
         return env
 
@@ -127,8 +129,7 @@ class BrowserEnv:
         cls, endpoint: str, connect_options: Mapping[str, Any] | None = None, **env_options: Any
     ) -> BrowserEnv:
         """An environment on a remote browser (ws:// or http://host:port); close() disposes only its contexts."""
-        browser = await connect(endpoint, **dict(connect_options or {}))
-        env = cls(browser, **env_options)
+        env = cls(await connect(endpoint, **dict(connect_options or {})), **env_options)
         env._owns_browser = True
         return env
 
@@ -199,6 +200,7 @@ class BrowserEnv:
             setup: list[Awaitable[Any]] = [tab.add_init_script(source) for source in scripts]
             if self.permissions:
                 setup.append(context.grant_permissions(self.permissions))
+            setup.append(context.set_navigation_policy(self.navigation_policy))  # None: the browser's, unguarded
             await asyncio.gather(*setup)
         t_context = time.perf_counter()
         load = load_page(tab, url, task, self.wait_until, self._capture_format())

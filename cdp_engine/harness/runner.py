@@ -26,7 +26,7 @@ from .tasks import TaskSite, TaskSpec
 
 __all__ = ["EpisodeResult", "run_episode", "run_in_processes", "run_tasks", "run_with_ray"]
 
-log = logging.getLogger("cdp_engine")
+log = logging.getLogger("cdp_engine.harness")
 
 
 @dataclass

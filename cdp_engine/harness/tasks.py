@@ -22,7 +22,7 @@ from ..errors import CDPEngineError
 if TYPE_CHECKING:
     from ..core.browser import Tab
 
-log = logging.getLogger("cdp_engine")
+log = logging.getLogger("cdp_engine.harness")
 
 __all__ = ["TaskSite", "TaskSpec", "seed_script"]
 

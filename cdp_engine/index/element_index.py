@@ -15,7 +15,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..core import input, navigation
+from ..core import input, navigation, tracing
 from ..core.files import ScreenshotSpec
 from ..core.identity import DOM_LOOK, Verdict, verify
 from ..core.liveness import bounded, unless_dialog
@@ -34,7 +34,7 @@ from .actions import ActionValidationError, json_safe, parse_action
 if TYPE_CHECKING:
     from ..core.browser import Tab
 
-log = logging.getLogger("cdp_engine")
+log = logging.getLogger("cdp_engine.index")
 
 TEXT_INPUT_TYPES = frozenset(
     {"text", "email", "password", "search", "tel", "url", "number", "date", "datetime-local", "month", "time", "week"}
@@ -106,6 +106,28 @@ class ElementIndex:
         self._end = 0.0  # the running act()'s deadline (time.perf_counter())
 
     async def state(self, *, screenshot: ScreenshotSpec = True, jpeg_quality: int = 80) -> dict[str, Any]:
+        """The current state object (see _state); a span with its timings when tracing is on (core/tracing.py)."""
+        if not tracing.enabled():
+            return await self._state(screenshot=screenshot, jpeg_quality=jpeg_quality)
+        with tracing.span("cdp_engine.state", {"cdp_engine.url": self.tab.url}) as current:
+            state = await self._state(screenshot=screenshot, jpeg_quality=jpeg_quality)
+            tracing.add_timings(current, self.tab.last_timings)
+            return state
+
+    async def act(self, raw_action: Any, *, screenshot: ScreenshotSpec = True) -> dict[str, Any]:
+        """Run one action (see _act); a span with its outcome and timings when tracing is on."""
+        if not tracing.enabled():
+            return await self._act(raw_action, screenshot=screenshot)
+        name = raw_action.get("action") if isinstance(raw_action, dict) else None
+        with tracing.span("cdp_engine.act", {"cdp_engine.action": str(name or "?")}) as current:
+            state = await self._act(raw_action, screenshot=screenshot)
+            error = state.get("error")
+            if current is not None and isinstance(error, dict):
+                current.set_attribute("cdp_engine.error", str(error.get("code")))
+            tracing.add_timings(current, self.tab.last_timings)
+            return state
+
+    async def _state(self, *, screenshot: ScreenshotSpec = True, jpeg_quality: int = 80) -> dict[str, Any]:
         """The current state object (cached while the page has not changed), within one command deadline.
 
         A held dialog: the last state at once, plus `error` DIALOG_OPEN (the paused page cannot be read).
@@ -118,7 +140,7 @@ class ElementIndex:
             self.current = capture
             return dict(capture.state)
 
-    async def act(self, raw_action: Any, *, screenshot: ScreenshotSpec = True) -> dict[str, Any]:
+    async def _act(self, raw_action: Any, *, screenshot: ScreenshotSpec = True) -> dict[str, Any]:
         """Run one action; the next state on success, the previous state plus `error` on failure.
 
         Never raises for a browser fault (a closed or crashed tab, a dead browser, a hung renderer): that is
@@ -494,6 +516,7 @@ class ElementIndex:
     async def _navigate(self, url: str) -> None:
         try:
             self.policies.navigation.check(url)
+            self.tab.check_navigation(url)  # the origins of the tab's context or browser (launch(allowed_origins=...))
         except PolicyError as exc:
             raise ActionError("ACTION_VALIDATION_FAILED", f"navigate: {exc}") from None
         # A failed navigation leaves the tab on its page (core/navigation.py), within act()'s deadline less

@@ -6,11 +6,13 @@ subclass to the core's Browser, so every tab the browser reports (popups include
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
 from ..core import browser as core
 from ..core.files import ScreenshotSpec
+from ..core.policies import origin_policy
 from ..core.settle import observe
 from .element_index import ElementIndex
 
@@ -54,8 +56,13 @@ def launch(
     navigation_timeout: float = 30.0,
     dialog_policy: core.DialogPolicy = "dismiss",
     downloads_dir: str | Path | None = None,
+    allowed_origins: Iterable[str] = (),
+    blocked_origins: Iterable[str] = (),
 ) -> core.Starter:
-    """Launch Chromium headless with a fresh profile: `async with launch() as browser:` (or `await launch()`)."""
+    """Launch Chromium headless with a fresh profile: `async with launch() as browser:` (or `await launch()`).
+
+    `allowed_origins` / `blocked_origins` restrict what every tab may reach, redirects and popups included
+    (docs/policies.md); an invalid entry is a ValueError before Chromium starts."""
     return core.launch(
         executable,
         headless=headless,
@@ -68,6 +75,7 @@ def launch(
         dialog_policy=dialog_policy,
         downloads_dir=downloads_dir,
         tab_class=AgentTab,
+        navigation_policy=origin_policy(allowed_origins, blocked_origins),
     )
 
 
@@ -79,6 +87,8 @@ def connect(
     navigation_timeout: float = 30.0,
     dialog_policy: core.DialogPolicy = "dismiss",
     downloads_dir: str | Path | None = None,
+    allowed_origins: Iterable[str] = (),
+    blocked_origins: Iterable[str] = (),
 ) -> core.Starter:
     """Attach to a running Chromium: a ws:// URL, or http://host:port resolved through /json/version."""
     return core.connect(
@@ -89,4 +99,5 @@ def connect(
         dialog_policy=dialog_policy,
         downloads_dir=downloads_dir,
         tab_class=AgentTab,
+        navigation_policy=origin_policy(allowed_origins, blocked_origins),
     )

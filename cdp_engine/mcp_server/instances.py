@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..cdp.connection import CDPSession
 from ..core import emulation, files, network, observers
 from ..core.browser import Browser, BrowserContext, Tab
+from ..core.options import parse_flag
 from ..core.policies import SERVER_SCHEMES, FilePolicy, Policies
 from ..core.records import Dialog, Download
 from ..core.refs import RefRegistry
@@ -62,15 +63,6 @@ HTTP_IDLE_TTL = 1800.0
 # stateless HTTP request of the 2026-07-28 protocol has none) under per-session ownership.
 STDIO_SESSION = "stdio"
 SESSIONLESS = "sessionless"
-
-
-def _flag(value: str) -> bool:
-    lowered = value.strip().lower()
-    if lowered in ("1", "true", "yes", "on"):
-        return True
-    if lowered in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(value)
 
 
 def default_profile_root(env: Mapping[str, str] | None = None) -> Path:
@@ -152,6 +144,9 @@ class Config:
     # Also send each result envelope as structuredContent beside its JSON text (off: the text alone; the tools
     # declare no outputSchema, and clients that see structuredContent may drop the text and image blocks).
     structured_content: bool = False
+    # The origins navigations may reach (none: any) and may not (checked first), on redirects and popups too.
+    allowed_origins: tuple[str, ...] = ()
+    blocked_origins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         self.caps = parse_caps(self.caps)
@@ -160,6 +155,8 @@ class Config:
         self.allowed_schemes = tuple(self.allowed_schemes)
         if not 0 <= self.screenshot_quality <= 100:
             raise ValueError(f"screenshot_quality must be 0-100, not {self.screenshot_quality}")
+        self.allowed_origins = tuple(self.allowed_origins)
+        self.blocked_origins = tuple(self.blocked_origins)
 
     @property
     def reap_after(self) -> float:
@@ -176,6 +173,8 @@ class Config:
             allowed_schemes=self.allowed_schemes,
             max_result_bytes=self.max_result_bytes,
             profile_root=self.profile_root or default_profile_root(),
+            allowed_origins=self.allowed_origins,
+            blocked_origins=self.blocked_origins,
         )
 
     @classmethod
@@ -192,16 +191,16 @@ class Config:
             "wait_timeout": _env(env, "WAIT_TIMEOUT_SECONDS", 30.0, float),
             "modal_grace": _env(env, "MODAL_GRACE_SECONDS", 1.0, float),
             "idle_ttl": _env(env, "IDLE_TTL_SECONDS", None, float),
-            "session_ownership": _env(env, "SESSION_OWNERSHIP", False, _flag),
+            "session_ownership": _env(env, "SESSION_OWNERSHIP", False, parse_flag),
             "session_idle_timeout": _env(env, "SESSION_IDLE_TIMEOUT_SECONDS", 1800.0, float),
             "reaper_interval": _env(env, "REAPER_INTERVAL_SECONDS", 30.0, float),
             "isolation": _env(env, "ISOLATION", "context", str),
             "output_dir": _env(env, "OUTPUT_DIR", None, str),
             "profile_root": _env(env, "PROFILE_ROOT", None, str),
             "screenshot_quality": _env(env, "SCREENSHOT_QUALITY", 80, int),
-            "screenshot_optimize_for_speed": _env(env, "SCREENSHOT_OPTIMIZE_FOR_SPEED", True, _flag),
+            "screenshot_optimize_for_speed": _env(env, "SCREENSHOT_OPTIMIZE_FOR_SPEED", True, parse_flag),
             "caps": _env(env, "CAPS", DEFAULT_CAPS, parse_caps),
-            "structured_content": _env(env, "STRUCTURED_CONTENT", False, _flag),
+            "structured_content": _env(env, "STRUCTURED_CONTENT", False, parse_flag),
             "upload_roots": _env(env, "UPLOAD_ROOTS", (), lambda v: tuple(p for p in v.split(os.pathsep) if p)),
             "allowed_schemes": _env(
                 env, "ALLOWED_SCHEMES", tuple(sorted(SERVER_SCHEMES)),
@@ -210,7 +209,7 @@ class Config:
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if values["isolation"] not in ("context", "process"):
-            raise ValueError("isolation must be 'context' or 'process'")
+            raise ValueError(f"BROWSER_MCP_ISOLATION={values['isolation']!r}: isolation must be 'context' or 'process'")
         return cls(**values)
 
 
@@ -914,17 +913,14 @@ class InstanceManager:
 
     async def _start_instance(self, name: str, opts: InstanceOptions) -> Instance:
         headless = self.config.headless if opts.headless is None else bool(opts.headless)
-        dedicated = (
-            self.config.isolation == "process"
-            or opts.profile_dir is not None
-            or headless != self.config.headless
-        )
+        dedicated = self.config.isolation == "process" or opts.profile_dir is not None or headless != self.config.headless
         if not dedicated:
             browser = await self.shared_browser()
             proxy = opts.proxy or {}
             context = await browser.new_context(
-                proxy_server=proxy.get("server"), proxy_bypass_list=proxy.get("bypass"), dialog_policy="hold"
-            )
+                proxy_server=proxy.get("server"), proxy_bypass_list=proxy.get("bypass"), dialog_policy="hold",
+                navigation_policy=self.policies.navigation.request_guard,
+            )  # fmt: skip
             return Instance(self, name, browser, context, owns_browser=False, options=opts)
         args: list[str] = []
         if opts.profile_dir:
@@ -937,6 +933,7 @@ class InstanceManager:
         browser = await self._launch(headless=headless, extra_args=args, window=opts.window)
         try:
             browser.dialog_policy = "hold"
+            browser.navigation_policy = self.policies.navigation.request_guard  # the start-up tab is closed below
             context = browser.default_context
             instance = Instance(self, name, browser, context, owns_browser=True, options=opts)
             # No page exists right after creation: close the start-up tab.

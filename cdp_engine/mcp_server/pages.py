@@ -297,6 +297,7 @@ def canonical_origin(origin: str) -> str:
 
 async def _with_origin_page(ctx: Ctx, origin: str, script: str, arg: Any) -> Any:
     """Run `script(arg)` in an empty document of `origin` inside a temporary tab of the instance."""
+    ctx.manager.policies.navigation.check_origin(origin + "/")  # a blocked origin: invalid_params, no tab opened
     inst = ctx.instance
     inst.suppress_blank += 1
     try:

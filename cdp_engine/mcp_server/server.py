@@ -22,6 +22,7 @@ import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from ..core.options import bind
 from .envelope import dumps
 from .instances import Config, InstanceManager
 from .sessions import SessionWatch, session_of
@@ -128,7 +129,12 @@ class BearerAuth:
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             headers = dict(scope.get("headers") or [])
-            if not hmac.compare_digest(headers.get(b"authorization", b""), self.expected):
+            sent = headers.get(b"authorization", b"")
+            if not hmac.compare_digest(sent, self.expected):
+                client = scope.get("client") or ("?", 0)
+                reason = "a wrong bearer token" if sent[:7].lower() == b"bearer " else "no bearer token"
+                # Never the credential sent: it may be a near miss of the real token.
+                log.warning("refused %s %s from %s: %s", scope.get("method"), scope.get("path"), client[0], reason)
                 body = b'{"error": "unauthorized: send Authorization: Bearer <token>"}'
                 await send(
                     {
@@ -151,27 +157,36 @@ def http_app(tools: BrowserTools, token: str, host: str = "127.0.0.1") -> Any:
 
 
 async def serve_http(
-    config: Config, *, host: str = "127.0.0.1", port: int = 8931, token: str | None = None
+    config: Config,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8931,
+    token: str | None = None,
+    sock: socket.socket | None = None,
 ) -> None:
-    """Serve streamable HTTP at http://host:port/mcp; prints the URL (and a generated token) to stderr."""
+    """Serve streamable HTTP at http://host:port/mcp; prints the URL (and a generated token) to stderr.
+
+    `sock`: a socket already listening (the command line binds it before anything starts, so a port in
+    use is a one-line error); otherwise host:port is bound here."""
     _require_sdk()
     import uvicorn
 
+    if token == "":
+        raise ValueError("token must be a non-empty string")
+    if sock is None:
+        sock = bind(host, port)
     if not token:
         token = secrets.token_urlsafe(32)
         print(f"cdp-engine mcp: bearer token (generated): {token}", file=sys.stderr, flush=True)
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(128)
-    sock.setblocking(False)
     actual = sock.getsockname()[1]
     config.transport, config.host, config.port = "streamable-http", host, actual
     shown = f"[{host}]" if ":" in host else host
     async with InstanceManager(config) as manager:
         app = http_app(BrowserTools(manager), token, host)
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+        # log_config=None: uvicorn keeps its hands off logging (the command line set it up, --log-level).
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", log_config=None))
         print(f"cdp-engine mcp: listening on http://{shown}:{actual}/mcp", file=sys.stderr, flush=True)
+        log.info("listening on http://%s:%s/mcp", shown, actual)
         try:
             await server.serve(sockets=[sock])
         finally:

@@ -14,6 +14,7 @@ import logging
 import time
 from typing import Any
 
+from ..core import tracing
 from ..core.input import NotInteractableError
 from ..core.keys import UnknownKeyError
 from ..core.liveness import diagnose
@@ -70,7 +71,22 @@ class BrowserTools:
     async def call_raw(
         self, name: str, arguments: dict[str, Any] | None = None, *, session: str | None = None
     ) -> tuple[dict[str, Any], bytes]:
-        """The envelope and its JSON bytes (already bounded by max_result_bytes)."""
+        """The envelope and its JSON bytes (already bounded by max_result_bytes); a span when tracing is on."""
+        if not tracing.enabled():
+            return await self._call_raw(name, arguments, session=session)
+        with tracing.span("cdp_engine.mcp.tool", {"mcp.tool": str(name)}) as current:
+            envelope, raw = await self._call_raw(name, arguments, session=session)
+            if current is not None:
+                current.set_attribute("mcp.status", str(envelope.get("status")))
+                if envelope.get("error_type"):
+                    current.set_attribute("mcp.error_type", str(envelope["error_type"]))
+                if envelope.get("instance"):
+                    current.set_attribute("mcp.instance", str(envelope["instance"]))
+            return envelope, raw
+
+    async def _call_raw(
+        self, name: str, arguments: dict[str, Any] | None = None, *, session: str | None = None
+    ) -> tuple[dict[str, Any], bytes]:
         arguments = dict(arguments or {})
         spec = REGISTRY.get(name)
         op = Operation(tool=name)

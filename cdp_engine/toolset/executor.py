@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from ..core import files as core_files
-from ..core import input, keys, navigation, scripts
+from ..core import input, keys, navigation, scripts, tracing
 from ..core.lifecycle import wait_loaded
 from ..core.liveness import bounded
 from ..core.policies import (
@@ -68,6 +68,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("cdp_engine.toolset")
 
 REFUSED_SCHEME = "Error: Navigation refused. Only http and https URLs are allowed."
+ORIGIN_REFUSED = "Error: Navigation refused. That site's origin is not allowed in this browser."
+ORIGIN_RULES = frozenset({"navigation.blocked_origin", "navigation.origin_not_allowed"})
 NO_TAB = "Error: No tab is open. Call new_tab to open one."
 DIALOG_LINES_MAX = 3
 DIALOG_MESSAGE_MAX = 200
@@ -117,7 +119,9 @@ class ToolsetConfig:
       default stay off unless enabled here.
     - `upload_roots`: folders file_upload may read from (resolved; never the downloads folder);
       `upload_documents`: document id → file, for `document_ids`.
-    - `allowed_schemes`: the URL schemes navigate may reach (http and https; see docs/policies.md).
+    - `allowed_schemes`: the URL schemes navigate may reach (http and https; see docs/policies.md);
+      `allowed_origins` / `blocked_origins`: the origins it may (none: any) and may not reach, checked
+      on redirects and popups too (a context given to the toolset gets them as its navigation policy).
     - `max_image_long_edge` / `max_image_pixels`: screenshots are scaled (by Chromium, with the
       capture clip's scale) to fit; coordinates from the model are scaled back.
     - `screenshot_format` / `screenshot_quality` (jpeg and webp) / `screenshot_optimize_for_speed`
@@ -130,6 +134,8 @@ class ToolsetConfig:
     configs: Mapping[str, Mapping[str, Any] | None] | None = None
     upload_roots: Sequence[str | Path] = ()
     allowed_schemes: Sequence[str] = tuple(sorted(WEB_SCHEMES))
+    allowed_origins: Sequence[str] = ()
+    blocked_origins: Sequence[str] = ()
     upload_documents: Mapping[str, str | Path] = field(default_factory=dict)
     max_image_long_edge: int = 1568
     max_image_pixels: int = 1_150_000
@@ -202,6 +208,8 @@ def normalize_url(url: str, policy: NavigationPolicy = TOOLSET_NAVIGATION) -> st
             ) from None
         if exc.rule == "navigation.length":
             raise MemberError(f"Error: That URL is too long (over {MAX_URL_CHARS:,} characters).") from None
+        if exc.rule in ORIGIN_RULES:
+            raise MemberError(ORIGIN_REFUSED) from None
         if exc.rule != "navigation.scheme":
             raise MemberError("Error: That is not a valid URL.") from None
         if policy.schemes == WEB_SCHEMES:
@@ -241,6 +249,8 @@ class BrowserToolset:
             upload_roots=self.config.upload_roots,
             allowed_schemes=self.config.allowed_schemes,
             downloads_dir=browser.downloads_dir,
+            allowed_origins=self.config.allowed_origins,
+            blocked_origins=self.config.blocked_origins,
         )
         self._members = {name: getattr(self, f"_m_{name}") for name in MEMBER_NAMES}
 
@@ -248,8 +258,11 @@ class BrowserToolset:
 
     async def start(self) -> BrowserToolset:
         """Create the context if none was given, adopt its tabs, and open one if it has none."""
+        guard = self.policies.navigation.request_guard
         if self.context is None:
-            self.context = await self.browser.new_context()
+            self.context = await self.browser.new_context(navigation_policy=guard)
+        elif guard is not None:
+            await self.context.set_navigation_policy(guard)
         book = TabBook(
             self.browser,
             self.context,
@@ -506,7 +519,13 @@ class BrowserToolset:
             text = f"Error: {one_line(str(name), 100)} did not start within {self.config.call_timeout:g} seconds: the call before it is still running."
             return [text_block(text)], True
         try:
-            return await self._call(name, raw_input, end - REPORT_BUDGET)
+            if not tracing.enabled():
+                return await self._call(name, raw_input, end - REPORT_BUDGET)
+            with tracing.span("cdp_engine.toolset.call", {"toolset.member": str(name)}) as current:
+                content, is_error = await self._call(name, raw_input, end - REPORT_BUDGET)
+                if current is not None:
+                    current.set_attribute("toolset.is_error", is_error)
+                return content, is_error
         finally:
             self._lock.release()
 
@@ -657,8 +676,11 @@ class BrowserToolset:
             text = f"Error: Navigation to {shown} timed out after {timeout:g} seconds. The page may be unavailable."
             raise MemberError(text if not exc.replaced else f"{text} {one_line(navigation.where_now(exc))}") from None
         except NavigationError as exc:
-            code = exc.error_text if re.fullmatch(r"net::[A-Z_0-9]+", exc.error_text or "") else "net error"
+            found = re.match(r"net::[A-Z_0-9]+", exc.error_text or "")
+            code = found.group() if found else "net error"
             where = one_line(navigation.where_now(exc))
+            if code == "net::ERR_BLOCKED_BY_CLIENT" and ":" in exc.error_text[len(code):]:
+                where = f"It was redirected to an origin that is not allowed. {where}"
             raise MemberError(f"Error: Navigation to {shown} failed ({code}). {where}") from None
         return NavigateOutcome(url=tab.url, status=status, title=await self._title(tab) or None)
 
