@@ -256,9 +256,7 @@ async def _start(app: web.Application, host: str, port: int = 0) -> tuple[web.Ap
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     await site.start()
-    server = site._server
-    assert server is not None and server.sockets
-    return runner, server.sockets[0].getsockname()[1]
+    return runner, runner.addresses[-1][1]  # the site just started is the runner's last address
 
 
 @contextlib.asynccontextmanager

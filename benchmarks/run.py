@@ -198,7 +198,14 @@ async def engine_measurements(
             except Exception as exc:
                 emit("error", url=url, metric="state", error=error_text(exc))
                 continue
-            # Round trips of actions, each returning the new state.
+            # Round trips of actions, each returning the new state. The indices come from a state of the
+            # document the actions run on (the loop above ended on a fresh load); an action that answers with
+            # an error state is a failure with its error text, never a timed sample.
+            try:
+                state = await tab.state(screenshot=False)
+            except Exception as exc:
+                emit("error", url=url, metric="click", error=error_text(exc))
+                continue
             for metric, words, action in (
                 ("click", "click", {"action": "click_element"}),
                 ("input_text", "input", {"action": "input_text", "text": "hello"}),
@@ -211,8 +218,15 @@ async def engine_measurements(
                             raise LookupError(f"no element for {metric} in element_index")
                         with wd.guard(url, metric):
                             t0 = time.perf_counter()
-                            state = await tab.act({**action, "element_index": idx})
-                            series.add((time.perf_counter() - t0) * 1000, warm)
+                            result = await tab.act({**action, "element_index": idx})
+                            ms = (time.perf_counter() - t0) * 1000
+                        if "error" in result:
+                            err = result["error"]
+                            series.fail(f"{err.get('code')}: {err.get('message')}")
+                            state = await tab.state(screenshot=False)  # indices of the page as it is now
+                            continue
+                        state = result
+                        series.add(ms, warm)
                     series.done()
                 except Exception as exc:
                     emit("error", url=url, metric=metric, error=error_text(exc))
@@ -468,8 +482,16 @@ def absorb(
             )
         elif kind == "measure":
             col.add(
-                system, page, ev["metric"], ev.get("first_ms"), ev.get("samples_ms") or [], ev.get("extra")
+                system,
+                page,
+                ev["metric"],
+                ev.get("first_ms"),
+                ev.get("samples_ms") or [],
+                ev.get("extra"),
+                ev.get("error"),  # failed calls (never samples), counted in extra["failures"]
             )
+            if ev.get("error"):
+                notes.append(f"{ev['metric']}: {ev['error'][:120]}")
             info["status"] = "ok"
             info.pop("error", None)
             st = report.stats(ev.get("samples_ms") or [])

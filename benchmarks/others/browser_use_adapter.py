@@ -62,19 +62,21 @@ async def main() -> None:
                 await session.navigate_to(url)
                 emit("page", url=url, load_ms=(time.perf_counter() - t0) * 1000, launch_ms=launch_ms)
             series = Series(url, "dom_state")
-            text, elements, errors = "", 0, None
+            text, elements = "", 0
             for warm in series.runs(ns.warmup, ns.reps, ns.budget):
                 with wd.guard(url, "dom_state"):
                     t0 = time.perf_counter()
                     state = await session.get_browser_state_summary(include_screenshot=False)
                     assert state.dom_state is not None
                     text = state.dom_state.llm_representation()
-                    series.add((time.perf_counter() - t0) * 1000, warm)
+                    ms = (time.perf_counter() - t0) * 1000
+                error = getattr(state, "state_error", None)
+                if error:  # a state that says it failed is a failure, never a timed sample
+                    series.fail(f"state_error: {error}")
+                    continue
+                series.add(ms, warm)
                 elements = len(state.dom_state.selector_map)
-                errors = getattr(state, "state_error", None) or errors
             series.extra.update(describe_output(text, markers), elements=elements)
-            if errors:
-                series.extra["state_error"] = errors
             series.done()
         except Exception as exc:
             emit("error", url=url, metric=None, error=error_text(exc))
