@@ -25,23 +25,14 @@ from common import (
     error_text,
     package_version,
     parse_args,
+    quiet_browser_use,
 )
 
 
 async def main() -> None:
     """Measure each URL in a fresh Chromium; emit one line per metric."""
     ns = parse_args(__doc__ or "")
-    # No telemetry or cloud calls (there is no network anyway), quiet logs, and event budgets as large as ours.
-    os.environ.setdefault("ANONYMIZED_TELEMETRY", "false")
-    os.environ.setdefault("BROWSER_USE_CLOUD_SYNC", "false")
-    os.environ.setdefault("BROWSER_USE_LOGGING_LEVEL", "error")
-    for ev in (
-        "BrowserStateRequestEvent",
-        "NavigateToUrlEvent",
-        "NavigationCompleteEvent",
-        "BrowserStartEvent",
-    ):
-        os.environ.setdefault(f"TIMEOUT_{ev}", str(ns.timeout))
+    quiet_browser_use(ns.timeout)
     wd = Watchdog(ns.timeout)
     emit("system", name="browser-use", version=package_version("browser-use"))
     from browser_use import BrowserSession

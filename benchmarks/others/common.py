@@ -236,6 +236,16 @@ class LaunchedChromium:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
+def quiet_browser_use(timeout: float) -> None:
+    """browser-use without telemetry or cloud calls (there is no network anyway), with quiet logs and event
+    budgets as large as ours. Call before importing browser_use."""
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "false")
+    os.environ.setdefault("BROWSER_USE_CLOUD_SYNC", "false")
+    os.environ.setdefault("BROWSER_USE_LOGGING_LEVEL", "error")
+    for ev in ("BrowserStateRequestEvent", "NavigateToUrlEvent", "NavigationCompleteEvent", "BrowserStartEvent"):
+        os.environ.setdefault(f"TIMEOUT_{ev}", str(timeout))
+
+
 def package_version(name: str) -> str | None:
     """Installed version of a distribution, or None."""
     from importlib import metadata
