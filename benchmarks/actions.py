@@ -53,6 +53,7 @@ SYSTEMS: dict[str, tuple[str, dict[str, Any]]] = {
     "browser-use": ("browser_use_actions.py", {}),
     "browsergym": ("browsergym_actions.py", {}),
 }
+SECTIONS = ("actions", "transport", "harness")
 SLOW_SYSTEMS = ("browser-use", "browsergym")  # hundreds of ms per action: --slow-reps
 LABELS = {
     "floor-websocket": "raw CDP floor (websocket)",
@@ -322,6 +323,101 @@ async def _harness_steps(env: Any, url: str, rec: CaseRecord, ns: argparse.Names
     await run_case(rec, ns, wd, setup, step)
 
 
+async def transport_worker(ns: argparse.Namespace) -> None:
+    """Pipe against websocket, interleaved: both engines (and both raw floors) run at once and take turns
+    in rounds, so that a busy machine weighs on both alike. Per transport: one CDP round trip
+    (Runtime.evaluate of 1: wall time and this process's CPU per message), a fresh state() of the
+    50-button page, act(click_element) + next state (screenshot off), and the raw floor's round trip
+    and press + release + bare snapshot."""
+    import cdp_engine
+
+    wd = Watchdog(ns.timeout)
+    emit("system", name="transport", version=cdp_engine.__version__)
+    url = ns.base + "/act/buttons.html"
+    transports = ("websocket", "pipe")
+    recs: dict[tuple[str, str], CaseRecord] = {}
+    cpu: dict[str, list[float]] = {t: [] for t in transports}
+
+    def rec(system: str, case: str) -> CaseRecord:
+        return recs.setdefault((system, case), CaseRecord(system, case))
+
+    engines = {t: await cdp_engine.launch(transport=t) for t in transports}
+    floors = {t: await floor.launch(t) for t in transports}
+    try:
+        tabs, sessions, points = {}, {}, {}
+        for t in transports:
+            tabs[t] = await engines[t].new_tab(url)
+            _, sessions[t] = await floor.new_page_session(floors[t])
+            await floor.navigate(floors[t], sessions[t], url)
+            js = (
+                "(() => { const r = document.querySelector('#count').getBoundingClientRect();"
+                " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+            )
+            res = await floors[t].conn.send(
+                "Runtime.evaluate", {"expression": js, "returnByValue": True}, sessions[t]
+            )
+            points[t] = res["result"]["value"]
+        rounds, per_round = 6, max(1, ns.reps // 6)
+        for r in range(rounds + 1):  # round 0 warms up
+            warm = r == 0
+            for t in transports if r % 2 else reversed(transports):
+                tab, conn, session = tabs[t], floors[t].conn, sessions[t]
+                with wd.guard("transport", t):
+                    for _ in range(per_round):
+                        c0, t0 = time.process_time(), time.perf_counter()
+                        await tab.session.send("Runtime.evaluate", {"expression": "1"})
+                        rec(f"engine-{t}", "round trip").add((time.perf_counter() - t0) * 1000, True, warm)
+                        if not warm:
+                            cpu[t].append((time.process_time() - c0) * 1000)
+                    state = await tab.state(screenshot=False)
+                    for _ in range(per_round):
+                        tab.element_index.capturer.invalidate()
+                        t0 = time.perf_counter()
+                        state = await tab.state(screenshot=False)
+                        rec(f"engine-{t}", "state").add((time.perf_counter() - t0) * 1000, True, warm)
+                    for _ in range(per_round):
+                        action = {
+                            "action": "click_element",
+                            "element_index": _element(state, "button", "Count"),
+                        }
+                        t0 = time.perf_counter()
+                        state = await tab.act(action, screenshot=False)
+                        ms = (time.perf_counter() - t0) * 1000
+                        r_act = rec(f"engine-{t}", "act click + state")
+                        if "error" in state:
+                            r_act.fail(state["error"]["message"])
+                            state = await tab.state(screenshot=False)
+                            continue
+                        r_act.add(ms, True, warm)
+                        r_act.timings(tab.last_timings, warm)
+                    for _ in range(per_round):
+                        t0 = time.perf_counter()
+                        await floor.evaluate_rtt(conn, session)
+                        rec(f"floor-{t}", "round trip").add((time.perf_counter() - t0) * 1000, True, warm)
+                    mouse = {"x": points[t][0], "y": points[t][1], "button": "left", "clickCount": 1}
+                    for _ in range(per_round):
+                        t0 = time.perf_counter()
+                        await asyncio.gather(
+                            conn.send("Input.dispatchMouseEvent", {"type": "mousePressed", **mouse}, session),
+                            conn.send(
+                                "Input.dispatchMouseEvent", {"type": "mouseReleased", **mouse}, session
+                            ),
+                        )
+                        await floor.capture_snapshot(conn, session, [], False, False)
+                        rec(f"floor-{t}", "click + snapshot").add(
+                            (time.perf_counter() - t0) * 1000, True, warm
+                        )
+        for t in transports:
+            rec(f"engine-{t}", "round trip").extra["cpu_ms_per_message_median"] = _median(cpu[t])
+    finally:
+        for t in transports:
+            await engines[t].close()
+            await floors[t].close()
+    for r in recs.values():
+        r.done()
+    emit("done")
+
+
 def browser_transport(browser: Any) -> str:
     """Which transport a launched Browser speaks (for the results)."""
     process = getattr(browser, "process", None)
@@ -331,7 +427,7 @@ def browser_transport(browser: Any) -> str:
 
 def worker_main(argv: list[str]) -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--worker", choices=["engine", "floor", "harness"], required=True)
+    ap.add_argument("--worker", choices=["engine", "floor", "harness", "transport"], required=True)
     ap.add_argument("--transport", default="websocket")
     ap.add_argument("--screenshot", action="store_true")
     ap.add_argument("base")
@@ -340,7 +436,13 @@ def worker_main(argv: list[str]) -> None:
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=120.0)
     ns = ap.parse_args(argv)
-    work = {"engine": engine_worker, "floor": floor_worker, "harness": harness_worker}[ns.worker]
+    workers = {
+        "engine": engine_worker,
+        "floor": floor_worker,
+        "harness": harness_worker,
+        "transport": transport_worker,
+    }
+    work = workers[ns.worker]
     try:
         asyncio.run(work(ns))
     except Exception as exc:  # import or launch failure: the runner reports it and goes on
@@ -422,7 +524,11 @@ async def main_async(ns: argparse.Namespace) -> int:
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     started = time.time()
     env = run.worker_env()
-    prog = run.Progress(len(ns.systems) * ("actions" in ns.sections) + ("harness" in ns.sections))
+    prog = run.Progress(
+        len(ns.systems) * ("actions" in ns.sections)
+        + ("transport" in ns.sections)
+        + ("harness" in ns.sections)
+    )
     meta: dict[str, Any] = {
         "stamp": stamp,
         "reps": ns.reps,
@@ -459,7 +565,7 @@ async def main_async(ns: argparse.Namespace) -> int:
                 records, info = absorb(system, ev, tail, code, killed)
                 systems_info[system] = info
                 raw += records
-                rows += [summarize(r) for r in records]
+                rows += [{**summarize(r), "section": "actions"} for r in records]
                 note = " · ".join(
                     f"{r['case']} {r['p50_ms']:.1f} ms {r['shows']}/{r['n']}"
                     if r["p50_ms"]
@@ -467,21 +573,24 @@ async def main_async(ns: argparse.Namespace) -> int:
                     for r in (summarize(x) for x in records[:3])
                 )
                 prog.finish("actions", system, time.monotonic() - t0, note or "; ".join(info["errors"])[:200])
-        if "harness" in ns.sections:
-            prog.start("harness", "engine")
+        for section in ("transport", "harness"):
+            if section not in ns.sections:
+                continue
+            prog.start(section, "engine")
             t0 = time.monotonic()
+            transport = ns.harness_transport if section == "harness" else "default"
             cmd = [
-                sys.executable, str(HERE / "actions.py"), "--worker", "harness", "--transport", ns.harness_transport,
+                sys.executable, str(HERE / "actions.py"), "--worker", section, "--transport", transport,
                 base, "--reps", str(ns.reps), "--timeout", str(ns.timeout),
             ]  # fmt: skip
             ev, tail, code, killed = await run.run_worker(cmd, ns.timeout * 6 + 60, env)
-            records, info = absorb("harness", ev, tail, code, killed)
-            systems_info["harness"] = info
+            records, info = absorb(section, ev, tail, code, killed)
+            systems_info[section] = info
             raw += records
-            rows += [summarize(r) for r in records]
-            prog.finish("harness", "engine", time.monotonic() - t0, " · ".join(
-                f"{r['case']} {r['p50_ms']} ms" for r in (summarize(x) for x in records)
-            ))  # fmt: skip
+            summary = [{**summarize(r), "section": section} for r in records]
+            rows += summary
+            notes = " · ".join(f"{r['system']} {r['case']} {_ms(r['p50_ms'])} ms" for r in summary)
+            prog.finish(section, "engine", time.monotonic() - t0, notes[:300])
     meta["duration_s"] = round(time.time() - started, 1)
     meta["load_avg_1min"] = {"max": max(prog.loads, default=None), "mean": _median(prog.loads)}
     results = {"meta": meta, "systems": systems_info, "summary": rows, "records": raw}
@@ -516,7 +625,8 @@ def _cell(r: dict[str, Any] | None) -> str:
 
 def markdown(results: dict[str, Any]) -> str:
     """Tables a person reads: each case per system, the transports side by side, the harness."""
-    meta, rows = results["meta"], results["summary"]
+    meta, everything = results["meta"], results["summary"]
+    rows = [r for r in everything if r.get("section", "actions") == "actions"]
     look = {(r["system"], r["case"]): r for r in rows}
     machine = meta["machine"]
     chromium = meta["versions"].get("chromium_binary")
@@ -579,7 +689,8 @@ def markdown(results: dict[str, Any]) -> str:
             "`flatten_axtree_to_str`.",
             "- raw CDP floor: the calls above, then a bare `DOMSnapshot.captureSnapshot` (no styles).",
         ]
-    harness = [r for r in rows if r["system"] == "harness"]
+    out += _transport_section([r for r in everything if r.get("section") == "transport"])
+    harness = [r for r in everything if r.get("section") == "harness"]
     if harness:
         info = results["systems"].get("harness", {})
         out += [
@@ -605,6 +716,39 @@ def _grid(systems: list[str], cases: list[str], cell: Any) -> list[str]:
     """A table: a row per system, a column per case, cell(system, case) in each."""
     out = ["| system | " + " | ".join(cases) + " |", "|---|" + "---:|" * len(cases)]
     out += [f"| {LABELS.get(s, s)} | " + " | ".join(cell(s, c) for c in cases) + " |" for s in systems]
+    return out
+
+
+def _transport_section(rows: list[dict[str, Any]]) -> list[str]:
+    if not rows:
+        return []
+    out = [
+        "",
+        "## Pipe against websocket, interleaved (cdp-engine and the raw floor, one Chromium each, taking turns)",
+        "",
+        "| measurement | websocket p50 / p95 ms | pipe p50 / p95 ms | pipe / websocket (p50) |",
+        "|---|---:|---:|---:|",
+    ]
+    look = {(r["system"], r["case"]): r for r in rows}
+    for who in ("engine", "floor"):
+        for case in dict.fromkeys(r["case"] for r in rows if r["system"].startswith(who)):
+            ws, pipe = look.get((f"{who}-websocket", case)), look.get((f"{who}-pipe", case))
+            ratio = (
+                f"{pipe['p50_ms'] / ws['p50_ms']:.2f}"
+                if ws and pipe and ws["p50_ms"] and pipe["p50_ms"]
+                else "–"
+            )
+            out.append(f"| {who} {case} | {_cell(ws)} | {_cell(pipe)} | {ratio} |")
+    cpu = {
+        t: (look.get((f"engine-{t}", "round trip")) or {}).get("extra", {}).get("cpu_ms_per_message_median")
+        for t in ("websocket", "pipe")
+    }
+    if all(cpu.values()):
+        out += [
+            "",
+            f"Python CPU per round trip (engine, median): websocket {cpu['websocket'] * 1000:.0f} µs, "
+            f"pipe {cpu['pipe'] * 1000:.0f} µs.",
+        ]
     return out
 
 
@@ -635,7 +779,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--systems", nargs="+", choices=list(SYSTEMS), default=list(SYSTEMS))
     ap.add_argument("--cases", nargs="+", choices=[c.id for c in CASES], default=[c.id for c in CASES])
-    ap.add_argument("--sections", nargs="+", choices=["actions", "harness"], default=["actions", "harness"])
+    ap.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS))
     ap.add_argument("--reps", type=int, default=60, help="timed runs per case after one warm-up (default 60)")
     ap.add_argument(
         "--slow-reps", type=int, default=15, help=f"timed runs for {', '.join(SLOW_SYSTEMS)} (default 15)"

@@ -665,22 +665,25 @@ async def test_seed_makes_math_random_repeatable(browser: cdp_engine.Browser, si
 # ----- beyond one machine -----------------------------------------------------------------------
 
 
-async def test_env_on_a_remote_browser_through_connect(browser: cdp_engine.Browser, site: Any) -> None:
-    assert browser.process is not None and browser.process.ws_url
-    url = site.add(unique("remote"), FORM % {"popup": "/"})
-    env = await BrowserEnv.connect(browser.process.ws_url)
-    remote_contexts: list[str | None] = []
-    try:
-        obs = await env.reset(url)
-        remote_contexts.append(env.context.id)  # type: ignore[union-attr]
-        obs, info = await env.step(f"fill('{_ids(obs)['Name']}', 'remote')")
-        assert info["error"] is None
-        assert await env.evaluate("document.getElementById('name').value") == "remote"
-    finally:
-        await env.close()
-    assert not browser.closed  # closing a connected env leaves the browser running
-    alive = (await browser.connection.root.send("Target.getBrowserContexts"))["browserContextIds"]
-    assert remote_contexts[0] not in alive  # its contexts are disposed
+async def test_env_on_a_remote_browser_through_connect(site: Any) -> None:
+    # A browser that serves its DevTools URL to other clients: launched with the websocket (the default
+    # pipe opens no port).
+    async with cdp_engine.launch(transport="websocket") as browser:
+        assert browser.process is not None and browser.process.ws_url
+        url = site.add(unique("remote"), FORM % {"popup": "/"})
+        env = await BrowserEnv.connect(browser.process.ws_url)
+        remote_contexts: list[str | None] = []
+        try:
+            obs = await env.reset(url)
+            remote_contexts.append(env.context.id)  # type: ignore[union-attr]
+            obs, info = await env.step(f"fill('{_ids(obs)['Name']}', 'remote')")
+            assert info["error"] is None
+            assert await env.evaluate("document.getElementById('name').value") == "remote"
+        finally:
+            await env.close()
+        assert not browser.closed  # closing a connected env leaves the browser running
+        alive = (await browser.connection.root.send("Target.getBrowserContexts"))["browserContextIds"]
+        assert remote_contexts[0] not in alive  # its contexts are disposed
 
 
 def _tagged_chromium(tag: str) -> list[int]:

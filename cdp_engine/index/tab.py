@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
+from ..cdp.launcher import DEFAULT_TRANSPORT, TransportName
 from ..core import browser as core
 from .element_index import ElementIndex
 
@@ -36,7 +37,7 @@ def launch(
     executable: str | None = None,
     *,
     headless: bool = True,
-    transport: Literal["websocket", "pipe"] = "websocket",
+    transport: TransportName = DEFAULT_TRANSPORT,
     window_size: tuple[int, int] = (1280, 720),
     args: list[str] | tuple[str, ...] = (),
     timeout: float = 30.0,
