@@ -14,13 +14,16 @@ import glob
 import html
 import os
 import socket
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from aiohttp import web
-from others import action_cases
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "others"))  # the adapters' shared modules
+import action_cases
 
 ROW_SIZES = (100, 1_000, 5_000, 20_000)
 ELEMENT_KINDS = ("link", "button", "input", "select", "checkbox")

@@ -419,6 +419,29 @@ async def test_malformed_action_changes_nothing(browser: cdp_engine.Browser, sit
         assert after == obs
 
 
+async def test_reset_waits_for_the_environments_wait_until_and_no_more(browser: cdp_engine.Browser, site: Any) -> None:
+    # The page's readiness is the environment's wait_until: a reset to "domcontentloaded" does not wait for
+    # the load event an image holds back (it waited for load, 2 s here, before).
+    from aiohttp import web
+
+    image = unique("slow-image")
+
+    async def slow_image(request: web.Request) -> web.Response:
+        await asyncio.sleep(2.0)
+        return web.Response(body=b"", content_type="image/gif")
+
+    site.add_handler(image, slow_image)
+    url = site.add(unique("dcl"), f"<title>dcl</title><p id=p>parsed</p><img src='{image}'>")
+    async with BrowserEnv(browser, prewarm=False, wait_until="domcontentloaded") as env:
+        t0 = time.monotonic()
+        obs = await env.reset(url)
+        took = time.monotonic() - t0
+        assert "parsed" in obs["page_content"]
+        assert took < 1.5, f"reset took {took:.2f} s: it waited past DOMContentLoaded"
+        timings = env.last_info["timings"]
+        assert {"navigation_ms", "ready_ms", "capture_ms", "load_ms", "reset_ms"} <= set(timings)
+
+
 async def test_episodes_are_isolated(browser: cdp_engine.Browser, site: Any) -> None:
     from aiohttp import web
 

@@ -202,7 +202,7 @@ class BrowserEnv:
             await asyncio.gather(*setup)
         t_context = time.perf_counter()
         load = load_page(tab, url, task, self.wait_until, self._capture_format())
-        t_ready, state = await bounded(tab, load, "reset", end - loop.time())
+        phases, state = await bounded(tab, load, "reset", end - loop.time())
         t_end = time.perf_counter()
         self.trajectory_path = None
         if self.recorder is not None:
@@ -210,8 +210,8 @@ class BrowserEnv:
         timings = {
             "teardown_ms": self.last_teardown_ms,
             "context_ms": (t_context - t_teardown) * 1000,
-            "load_ms": (t_ready - t_context) * 1000,
-            "capture_ms": (t_end - t_ready) * 1000,
+            "load_ms": phases["navigation_ms"] + phases["ready_ms"],
+            **phases,
             "reset_ms": (t_end - t_teardown) * 1000,
             "total_ms": (t_end - t0) * 1000,
         }
@@ -260,8 +260,12 @@ class BrowserEnv:
             self.done = True
         error = state.pop("error", None)
         reward = None
-        if self.task is not None and self.task.reward_js and not self.active_closed:
-            reward = await self.reward(timeout=max(0.1, min(10.0, end - asyncio.get_running_loop().time())))
+        tab_list = asyncio.ensure_future(self.tab_info())  # in flight beside reward_js: one round trip for both
+        try:
+            if self.task is not None and self.task.reward_js and not self.active_closed:
+                reward = await self.reward(timeout=max(0.1, min(10.0, end - asyncio.get_running_loop().time())))
+        finally:
+            tabs = await tab_list
         total_ms = (t_end - t0) * 1000
         settle_ms = self._timer.settle * 1000
         timings = {
@@ -275,7 +279,6 @@ class BrowserEnv:
             for key in ("snapshot_ms", "build_ms", "ax_ms", "cached"):
                 if key in active.last_timings:
                     timings[key] = active.last_timings[key]
-        tabs = await self.tab_info()
         timings["info_ms"] = (time.perf_counter() - t_end) * 1000  # reward_js and the tab list
         info = _info(self, state, error, timings, tabs, action=action, ran=ran, reward=reward, finished=finished)
         self._record(self.step_count, action, state, info)
