@@ -442,6 +442,32 @@ async def test_reset_waits_for_the_environments_wait_until_and_no_more(browser: 
         assert {"navigation_ms", "ready_ms", "capture_ms", "load_ms", "reset_ms"} <= set(timings)
 
 
+async def test_reset_disposes_the_old_context_once_the_new_page_is_up(browser: cdp_engine.Browser, site: Any) -> None:
+    # A disposal keeps Chromium's browser process busy; during the next page's load it slowed that load.
+    first = site.add(unique("first"), "<title>first</title><p>first</p>")
+    second = site.add(unique("second"), "<title>second</title><p>second</p>")
+    async with BrowserEnv(browser) as env:
+        await env.reset(first)
+        old = env.context
+        assert old is not None
+        reached: list[str | None] = []
+        close = old.close
+
+        async def recording_close() -> None:
+            reached.append(env.active.url if env.active else None)  # how far the new episode had come
+            await close()
+
+        old.close = recording_close  # type: ignore[method-assign]
+        obs = await env.reset(second)
+        assert "second" in obs["page_content"]
+        for _ in range(200):
+            if reached and old.closed:
+                break
+            await asyncio.sleep(0.01)
+        assert reached == [second], reached
+        assert old.closed and old.id not in browser.contexts
+
+
 async def test_episodes_are_isolated(browser: cdp_engine.Browser, site: Any) -> None:
     from aiohttp import web
 
