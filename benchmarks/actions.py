@@ -248,8 +248,12 @@ async def _floor_action(
         await asyncio.wait_for(loaded, 30)
 
 
+EPISODE_STEPS = 3  # clicks per episode between two resets (an agent acting; the spare is made meanwhile)
+
+
 async def harness_worker(ns: argparse.Namespace) -> None:
-    """BrowserEnv: reset with one and with four environments; step on MiniWoB-like click-button, enter-text."""
+    """BrowserEnv: reset with one and with four environments (in episodes of EPISODE_STEPS clicks, and back to
+    back), against the raw floor of a reset; step on MiniWoB-like click-button and enter-text pages."""
     import cdp_engine
     from cdp_engine.harness import BrowserEnv
 
@@ -258,37 +262,85 @@ async def harness_worker(ns: argparse.Namespace) -> None:
     click_url = ns.base + "/miniwob/click-button.html"
     enter_url = ns.base + "/miniwob/enter-text.html"
     options = {} if ns.transport == "default" else {"transport": ns.transport}
+    await _reset_floor(click_url, CaseRecord("harness", "reset floor (raw CDP)"), ns, wd)
     async with cdp_engine.launch(**options) as browser:
         emit("facts", transport=browser_transport(browser))
 
-        async def resets(env: BrowserEnv, rec: CaseRecord, n: int) -> None:
+        async def episodes(env: BrowserEnv, rec: CaseRecord, n: int, steps: int) -> None:
             for i in range(ns.warmup + n):
                 warm = i < ns.warmup
                 t0 = time.perf_counter()
                 try:
                     obs = await env.reset(click_url)
+                    ms = (time.perf_counter() - t0) * 1000
+                    rec.timings(env.last_info["timings"], warm)
+                    for _ in range(steps):
+                        target = obs["page_content"].split('"', 2)[1]
+                        obs, _info = await env.step(
+                            {"action": "click_element", "element_index": _element(obs, "button", target)}
+                        )
                 except Exception as exc:
                     rec.fail(error_text(exc))
                     continue
-                rec.add((time.perf_counter() - t0) * 1000, shows(obs["page_content"], "Click on the"), warm)
-                rec.timings(env.last_info["timings"], warm)
+                rec.add(ms, True, warm)
 
-        for envs in (1, 4):
-            rec = CaseRecord("harness", f"reset-{envs}-env")
-            rec.extra["environments"] = envs
+        for case, envs, steps in (
+            ("reset, 1 env", 1, EPISODE_STEPS),
+            ("reset, 4 envs at once", 4, EPISODE_STEPS),
+            ("reset, 1 env, back to back", 1, 0),
+        ):
+            rec = CaseRecord("harness", case)
+            rec.extra.update(environments=envs, steps_between=steps)
             with wd.guard(rec.case, "reset"):
                 group = [BrowserEnv(browser) for _ in range(envs)]
-                try:  # four environments reset at once, each ns.reps / 4 times
-                    await asyncio.gather(*(resets(env, rec, max(1, ns.reps // envs)) for env in group))
+                try:  # several environments reset at once, each ns.reps / envs times
+                    await asyncio.gather(
+                        *(episodes(env, rec, max(1, ns.reps // envs), steps) for env in group)
+                    )
                 finally:
                     for env in group:
                         await env.close()
             rec.done()
 
-        for case_id, url in (("step-click-button", click_url), ("step-enter-text", enter_url)):
+        for case_id, url in (("step, click-button", click_url), ("step, enter-text", enter_url)):
             async with BrowserEnv(browser) as env:
                 await _harness_steps(env, url, CaseRecord("harness", case_id), ns, wd)
     emit("done")
+
+
+async def _reset_floor(url: str, rec: CaseRecord, ns: argparse.Namespace, wd: Watchdog) -> None:
+    """What a reset cannot do without: in a fresh browser context whose blank tab was made beforehand (as the
+    pool does), navigate to the page, wait for its load event, take a bare snapshot. Raw CDP, the pipe."""
+    browser = await floor.launch("pipe")
+    conn, previous = browser.conn, None
+    try:
+        for warm in rec.runs(ns.warmup, ns.reps):
+            with wd.guard(rec.case, "reset"):
+                ctx = (await conn.send("Target.createBrowserContext", {}))["browserContextId"]
+                target = await conn.send(
+                    "Target.createTarget", {"url": "about:blank", "browserContextId": ctx}
+                )
+                attached = await conn.send(
+                    "Target.attachToTarget", {"targetId": target["targetId"], "flatten": True}
+                )
+                session = attached["sessionId"]
+                await conn.send("Page.enable", session=session)
+                await asyncio.sleep(0.3)  # the time an episode gives the spare
+                loaded = conn.wait_event("Page.loadEventFired", session)
+                t0 = time.perf_counter()
+                await conn.send("Page.navigate", {"url": url}, session)
+                await asyncio.wait_for(loaded, 30)
+                snap, _ = await floor.capture_snapshot(conn, session, [], False, False)
+                ms = (time.perf_counter() - t0) * 1000
+                if previous is not None:  # the last episode's context, once this one's page is up
+                    await conn.send("Target.disposeBrowserContext", {"browserContextId": previous})
+            rec.add(ms, shows("\n".join(snap["strings"]), "Click on the"), warm)
+            previous = ctx
+    except Exception as exc:
+        rec.fail(error_text(exc))
+    finally:
+        await browser.close()
+    rec.done()
 
 
 async def _harness_steps(env: Any, url: str, rec: CaseRecord, ns: argparse.Namespace, wd: Watchdog) -> None:
@@ -302,7 +354,7 @@ async def _harness_steps(env: Any, url: str, rec: CaseRecord, ns: argparse.Names
     async def step(k: int) -> tuple[float, bool]:
         nonlocal obs
         target = obs["page_content"].split('"', 2)[1]  # the word the query asks for
-        if rec.case == "step-click-button":
+        if rec.case == "step, click-button":
             index, expected = _element(obs, "button", target), f"episode {k} reward 1"
             action = {"action": "click_element", "element_index": index}
         else:
@@ -315,7 +367,7 @@ async def _harness_steps(env: Any, url: str, rec: CaseRecord, ns: argparse.Names
             raise Failed(f"{info['error']['code']}: {info['error']['message']}")
         rec.timings(info["timings"])
         shown = shows(obs["page_content"], expected)
-        if rec.case == "step-enter-text":  # submit, untimed: the next problem's field is empty
+        if rec.case == "step, enter-text":  # submit, untimed: the next problem's field is empty
             submit = _element(obs, "button", "Submit")
             obs, _ = await env.step({"action": "click_element", "element_index": submit})
         return ms, shown

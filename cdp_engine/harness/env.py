@@ -172,7 +172,7 @@ class BrowserEnv:
         self, start_url: str | None = None, seed: int | None = None, *, task: TaskSpec | None = None
     ) -> dict[str, Any]:
         """End the current episode, start a fresh one, return its observation. The old episode's context is
-        disposed once the new page is up, and with `prewarm` the next episode's context is prepared after that.
+        disposed once the new page is up; with `prewarm` the next episode's context is prepared then too.
 
         With a `task`, start_url defaults to the task's, setup_js runs once the page loaded, and
         reward_js is read after every step. A seed makes Math.random deterministic (`seed_script`).
@@ -186,7 +186,7 @@ class BrowserEnv:
         finally:
             self._pool.dispose(previous)  # once the new page is up (or the reset failed), not during its load
         if self.prewarm:  # after the reset, not during it: the spare's renderer start would slow this load
-            self._pool.prepare()  # (it starts once that disposal has finished)
+            self._pool.prepare()
         return observation
 
     async def _start_episode(

@@ -1,8 +1,7 @@
 """The episode context pool: a fresh browser context with one blank tab per episode, the next one
 prepared while the current episode runs (a new context needs a new renderer process, the one slow
 part of a reset), and old contexts disposed in the background once the new episode's page is up (a
-disposal keeps Chromium's browser process busy: during the next page's load it slows that load); the
-next spare starts after that disposal, so neither competes with the other."""
+disposal keeps Chromium's browser process busy: during the next page's load it slows that load)."""
 
 from __future__ import annotations
 
@@ -33,7 +32,6 @@ class ContextPool:
         self.browser = browser
         self.last_teardown_ms = 0.0  # how long the last disposal took
         self._spare: asyncio.Future[tuple[BrowserContext, Tab]] | None = None
-        self._disposing: asyncio.Future[Any] | None = None  # the last disposal, which the next spare waits for
         self._running: set[asyncio.Future[Any]] = set()
 
     async def blank(self) -> tuple[BrowserContext, Tab]:
@@ -71,7 +69,7 @@ class ContextPool:
                 await context.close()
             self.last_teardown_ms = (time.perf_counter() - t) * 1000
 
-        self._disposing = self.background(dispose())
+        self.background(dispose())
 
     def background(self, coro: Awaitable[Any]) -> asyncio.Future[Any]:
         """Run coro without waiting for it; close() waits for what is still running."""
@@ -82,16 +80,8 @@ class ContextPool:
         return task
 
     def prepare(self) -> None:
-        """Start the next episode's context (after a reset: its renderer start would slow that load), once
-        the disposal in progress, if any, has finished."""
-        disposing = self._disposing
-
-        async def spare() -> tuple[BrowserContext, Tab]:
-            if disposing is not None:
-                await asyncio.wait({disposing})  # its outcome is the disposal's own (never raised here)
-            return await self.blank()
-
-        self._spare = asyncio.ensure_future(spare())
+        """Start the next episode's context now (after a reset: its renderer start would slow that load)."""
+        self._spare = asyncio.ensure_future(self.blank())
 
     async def close(self) -> None:
         """Dispose the spare, then wait for every disposal and background task."""
