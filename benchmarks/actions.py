@@ -810,7 +810,8 @@ def _transport_table(look: dict[tuple[str, str], dict[str, Any]], cases: list[Ca
     pairs = [p for p in pairs if any((p[0], c.id) in look and (p[1], c.id) in look for c in cases)]
     if not pairs:
         return []
-    out = ["", "## Pipe against websocket", "", "p50 ms, websocket → pipe (ratio pipe / websocket):", ""]
+    out = ["", "## Pipe against websocket, per case", ""]
+    out += ["p50 ms in the runs above (one after the other), websocket → pipe (ratio pipe / websocket):", ""]
     out += ["| case | " + " | ".join(f"{a} → pipe" for a, _ in pairs) + " |", "|---|" + "---:|" * len(pairs)]
     for c in cases:
         cells = []
