@@ -4,7 +4,8 @@
     python benchmarks/run.py --quick     # 100 and 1,000 element pages + typing.html, 5 runs: a few minutes
     python benchmarks/run.py --full      # every page (20,000 elements, frames, shadow roots, python docs)
 
-Writes benchmarks/results/results-STAMP.{json,md,png} and latest.*; progress goes to stderr. Each
+Writes benchmarks/results/results-STAMP.{json,md,png} and latest.*; progress goes to stderr. (Actions and
+the state after them are benchmarks/actions.py.) Each
 system runs in its own process per page with its own fresh Chromium (the floor in this process), so a
 system that fails, hangs or is missing is reported with its error and the run goes on. Run
 benchmarks/setup.sh first for python3-doc and the other systems' venv (benchmarks/.venv-others).
@@ -199,19 +200,18 @@ async def engine_measurements(
                 emit("error", url=url, metric="state", error=error_text(exc))
                 continue
             # Round trips of actions, each returning the new state. The indices come from a state of the
-            # document the actions run on (the loop above ended on a fresh load); an action that answers with
-            # an error state is a failure with its error text, never a timed sample.
-            try:
-                state = await tab.state(screenshot=False)
-            except Exception as exc:
-                emit("error", url=url, metric="click", error=error_text(exc))
-                continue
+            # document the actions run on (each series starts on a fresh load: a click on an anchor link
+            # scrolls the text field away); an action that answers with an error state is a failure with
+            # its error text, never a timed sample.
             for metric, words, action in (
                 ("click", "click", {"action": "click_element"}),
                 ("input_text", "input", {"action": "input_text", "text": "hello"}),
             ):
                 series = Series(url, metric)
                 try:
+                    with wd.guard(url, "navigate"):
+                        await tab.goto(url, wait_until="load")
+                        state = await tab.state(screenshot=False)
                     for warm in series.runs(warmup, reps, budget_s):
                         idx = _pick(state, words)
                         if idx is None:
