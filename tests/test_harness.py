@@ -580,6 +580,16 @@ async def test_run_tasks_many_envs_one_browser(browser: cdp_engine.Browser) -> N
     assert results[-1].reward == 0.0
 
 
+async def test_a_failed_step_is_a_step_error_never_a_timing(browser: cdp_engine.Browser, site: Any) -> None:
+    url = site.add(unique("steperr"), "<title>s</title><button onclick=\"document.title='hit'\">Go</button>")
+    actions = iter([{"action": "click_element", "element_index": 999}, {"action": "click_element", "element_index": 1}])
+    async with BrowserEnv(browser) as env:
+        result = await run_episode(env, TaskSpec("steperr", url, max_steps=2), lambda obs, info, task: next(actions))
+    assert result.error is None and result.steps == 2
+    assert len(result.step_ms) == 1  # the click that ran
+    assert len(result.step_errors) == 1 and result.step_errors[0].startswith("INVALID_ELEMENT_INDEX: ")
+
+
 # ----- task hooks -------------------------------------------------------------------------------
 
 INJECTED = "window.__inj = (window.__inj || 0) + 1; window.__injPath = location.pathname;"
