@@ -247,7 +247,7 @@ def pct(values: list[float], q: float) -> float:
 
 def figures(results: list[EpisodeResult], elapsed: float) -> dict[str, Any]:
     resets = [r.reset_ms for r in results if not r.error]
-    steps = [ms for r in results for ms in r.step_ms]
+    steps = [ms for r in results for ms in r.step_ms]  # failed steps are in step_errors, never timed
     return {
         "episodes": len(results),
         "succeeded": sum(r.success for r in results),
@@ -255,6 +255,8 @@ def figures(results: list[EpisodeResult], elapsed: float) -> dict[str, Any]:
         "elapsed_s": round(elapsed, 2),
         "episodes_per_s": round(len(results) / elapsed, 2),
         "steps": len(steps),
+        "failed_steps": sum(len(r.step_errors) for r in results),
+        "step_errors": sorted({e for r in results for e in r.step_errors})[:10],
         "reset_ms": {"p50": pct(resets, 0.5), "p95": pct(resets, 0.95), "max": pct(resets, 1.0)},
         "step_ms": {"p50": pct(steps, 0.5), "p95": pct(steps, 0.95), "max": pct(steps, 1.0)},
         "workers": sorted({r.worker for r in results}),

@@ -2,22 +2,28 @@
 
 Generated pages are deterministic so numbers from different runs and systems compare. The suite serves
 them on two loopback origins (127.0.0.1 and localhost) so that the iframe page has a real cross-site,
-out-of-process frame.
+out-of-process frame. The action benchmark's pages (others/action_cases.py: /act/*, /miniwob/*) are served
+here too, with /act/slow, an answer that takes ?ms= milliseconds.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import glob
 import html
 import os
 import socket
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from aiohttp import web
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "others"))  # the adapters' shared modules
+import action_cases
 
 ROW_SIZES = (100, 1_000, 5_000, 20_000)
 ELEMENT_KINDS = ("link", "button", "input", "select", "checkbox")
@@ -241,8 +247,26 @@ def _make_app(state: dict[str, str], docs_root: Path | None) -> web.Application:
         links = "".join(f'<li><a href="{s.path}">{s.id}</a></li>' for s in page_specs())
         return web.Response(text=f"<ul>{links}</ul>", content_type="text/html")
 
+    async def action_page(request: web.Request) -> web.Response:
+        body = action_cases.PAGES.get(request.path)
+        if body is None:
+            raise web.HTTPNotFound()
+        return web.Response(text=body, content_type="text/html")
+
+    async def nav_page(request: web.Request) -> web.Response:
+        return web.Response(text=action_cases.nav_page(int(request.query.get("n", "0"))), content_type="text/html")
+
+    async def slow(request: web.Request) -> web.Response:
+        """Answers after ?ms= milliseconds (at most 10 s) with ?n=: the fetch of the click-fetch case."""
+        await asyncio.sleep(min(10_000, int(request.query.get("ms", "100"))) / 1000)
+        return web.Response(text=request.query.get("n", ""), headers={"Cache-Control": "no-store"})
+
     app = web.Application()
     app.router.add_get("/", index)
+    app.router.add_get("/act/nav.html", nav_page)
+    app.router.add_get("/act/slow", slow)
+    for path in action_cases.PAGES:
+        app.router.add_get(path, action_page)
     app.router.add_get("/gen/rows/{n:\\d+}.html", rows)
     app.router.add_get("/gen/frames.html", frames)
     app.router.add_get("/gen/frame-child.html", frame_child)
@@ -256,9 +280,7 @@ async def _start(app: web.Application, host: str, port: int = 0) -> tuple[web.Ap
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     await site.start()
-    server = site._server
-    assert server is not None and server.sockets
-    return runner, server.sockets[0].getsockname()[1]
+    return runner, runner.addresses[-1][1]  # the site just started is the runner's last address
 
 
 @contextlib.asynccontextmanager

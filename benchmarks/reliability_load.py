@@ -103,7 +103,8 @@ class Tally:
                 self.samples.append(f"{client}: cross-talk, saw {sorted(seen - {token})}")
 
     async def step(self, client: str, name: str, call: Awaitable[Any], *, timed: bool = True) -> Any:
-        """Time one step within its deadline; None (and counted) when it raised or hung.
+        """Time one step within its deadline; None (and counted as an error, not a latency) when it raised or hung.
+        A result that is a failure (None, or a state with `error`) is returned untimed for the caller to report.
 
         `timed=False`: setup (an MCP instance's creation), checked but not a step of the figures."""
         t0 = time.perf_counter()
@@ -117,9 +118,11 @@ class Tally:
         except Exception as exc:  # the run reports every failure rather than stopping at the first
             self.error(client, f"{name}: {type(exc).__name__}: {exc}")
             return None
-        finally:
-            if timed:
-                self.latencies.append((time.perf_counter() - t0) * 1000)
+        # A call that failed is a failure, never a timed sample: None (an MCP error envelope, reported by the
+        # caller) and a protocol state carrying `error` (reported by its check) are not timed.
+        failed = result is None or (isinstance(result, dict) and "error" in result)
+        if timed and not failed:
+            self.latencies.append((time.perf_counter() - t0) * 1000)
         return result
 
     def summary(self, seconds: float, **extra: Any) -> dict[str, Any]:

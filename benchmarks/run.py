@@ -4,7 +4,8 @@
     python benchmarks/run.py --quick     # 100 and 1,000 element pages + typing.html, 5 runs: a few minutes
     python benchmarks/run.py --full      # every page (20,000 elements, frames, shadow roots, python docs)
 
-Writes benchmarks/results/results-STAMP.{json,md,png} and latest.*; progress goes to stderr. Each
+Writes benchmarks/results/results-STAMP.{json,md,png} and latest.*; progress goes to stderr. (Actions and
+the state after them are benchmarks/actions.py.) Each
 system runs in its own process per page with its own fresh Chromium (the floor in this process), so a
 system that fails, hangs or is missing is reported with its error and the run goes on. Run
 benchmarks/setup.sh first for python3-doc and the other systems' venv (benchmarks/.venv-others).
@@ -198,21 +199,34 @@ async def engine_measurements(
             except Exception as exc:
                 emit("error", url=url, metric="state", error=error_text(exc))
                 continue
-            # Round trips of actions, each returning the new state.
+            # Round trips of actions, each returning the new state. The indices come from a state of the
+            # document the actions run on (each series starts on a fresh load: a click on an anchor link
+            # scrolls the text field away); an action that answers with an error state is a failure with
+            # its error text, never a timed sample.
             for metric, words, action in (
                 ("click", "click", {"action": "click_element"}),
                 ("input_text", "input", {"action": "input_text", "text": "hello"}),
             ):
                 series = Series(url, metric)
                 try:
+                    with wd.guard(url, "navigate"):
+                        await tab.goto(url, wait_until="load")
+                        state = await tab.state(screenshot=False)
                     for warm in series.runs(warmup, reps, budget_s):
                         idx = _pick(state, words)
                         if idx is None:
                             raise LookupError(f"no element for {metric} in element_index")
                         with wd.guard(url, metric):
                             t0 = time.perf_counter()
-                            state = await tab.act({**action, "element_index": idx})
-                            series.add((time.perf_counter() - t0) * 1000, warm)
+                            result = await tab.act({**action, "element_index": idx})
+                            ms = (time.perf_counter() - t0) * 1000
+                        if "error" in result:
+                            err = result["error"]
+                            series.fail(f"{err.get('code')}: {err.get('message')}")
+                            state = await tab.state(screenshot=False)  # indices of the page as it is now
+                            continue
+                        state = result
+                        series.add(ms, warm)
                     series.done()
                 except Exception as exc:
                     emit("error", url=url, metric=metric, error=error_text(exc))
@@ -468,8 +482,16 @@ def absorb(
             )
         elif kind == "measure":
             col.add(
-                system, page, ev["metric"], ev.get("first_ms"), ev.get("samples_ms") or [], ev.get("extra")
+                system,
+                page,
+                ev["metric"],
+                ev.get("first_ms"),
+                ev.get("samples_ms") or [],
+                ev.get("extra"),
+                ev.get("error"),  # failed calls (never samples), counted in extra["failures"]
             )
+            if ev.get("error"):
+                notes.append(f"{ev['metric']}: {ev['error'][:120]}")
             info["status"] = "ok"
             info.pop("error", None)
             st = report.stats(ev.get("samples_ms") or [])

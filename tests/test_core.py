@@ -115,6 +115,22 @@ def jpeg_size(data: bytes) -> tuple[int, int]:
 # ===== launch, kill, connect =====================================================================
 
 
+async def test_launch_speaks_the_pipe_by_default_and_serves_no_devtools_url(browser: cdp_engine.Browser) -> None:
+    # The session's browser is a plain launch(): the pipe (cheaper per message, no port); the websocket only
+    # when asked for (test_connect_to_separately_started_browser: remote browsers).
+    from cdp_engine.cdp.transport import PipeTransport, WebSocketTransport
+
+    assert browser.process is not None
+    assert isinstance(browser.process.transport, PipeTransport)
+    assert browser.process.ws_url is None
+    cmdline = Path(f"/proc/{browser.process.process.pid}/cmdline").read_bytes().split(b"\0")
+    assert b"--remote-debugging-pipe" in cmdline
+    assert not [a for a in cmdline if a.startswith(b"--remote-debugging-port")]
+    async with cdp_engine.launch(transport="websocket") as other:
+        assert other.process is not None and isinstance(other.process.transport, WebSocketTransport)
+        assert other.process.ws_url and other.process.ws_url.startswith("ws://127.0.0.1:")
+
+
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_launch_and_close_leave_no_process_or_folder(site: Any, transport: str) -> None:
     url = site.add(unique("cleanup"), "<iframe src='about:blank'></iframe><p>hello</p>")

@@ -419,6 +419,55 @@ async def test_malformed_action_changes_nothing(browser: cdp_engine.Browser, sit
         assert after == obs
 
 
+async def test_reset_waits_for_the_environments_wait_until_and_no_more(browser: cdp_engine.Browser, site: Any) -> None:
+    # The page's readiness is the environment's wait_until: a reset to "domcontentloaded" does not wait for
+    # the load event an image holds back (it waited for load, 2 s here, before).
+    from aiohttp import web
+
+    image = unique("slow-image")
+
+    async def slow_image(request: web.Request) -> web.Response:
+        await asyncio.sleep(2.0)
+        return web.Response(body=b"", content_type="image/gif")
+
+    site.add_handler(image, slow_image)
+    url = site.add(unique("dcl"), f"<title>dcl</title><p id=p>parsed</p><img src='{image}'>")
+    async with BrowserEnv(browser, prewarm=False, wait_until="domcontentloaded") as env:
+        t0 = time.monotonic()
+        obs = await env.reset(url)
+        took = time.monotonic() - t0
+        assert "parsed" in obs["page_content"]
+        assert took < 1.5, f"reset took {took:.2f} s: it waited past DOMContentLoaded"
+        timings = env.last_info["timings"]
+        assert {"navigation_ms", "ready_ms", "capture_ms", "load_ms", "reset_ms"} <= set(timings)
+
+
+async def test_reset_disposes_the_old_context_once_the_new_page_is_up(browser: cdp_engine.Browser, site: Any) -> None:
+    # A disposal keeps Chromium's browser process busy; during the next page's load it slowed that load.
+    first = site.add(unique("first"), "<title>first</title><p>first</p>")
+    second = site.add(unique("second"), "<title>second</title><p>second</p>")
+    async with BrowserEnv(browser) as env:
+        await env.reset(first)
+        old = env.context
+        assert old is not None
+        reached: list[str | None] = []
+        close = old.close
+
+        async def recording_close() -> None:
+            reached.append(env.active.url if env.active else None)  # how far the new episode had come
+            await close()
+
+        old.close = recording_close  # type: ignore[method-assign]
+        obs = await env.reset(second)
+        assert "second" in obs["page_content"]
+        for _ in range(200):
+            if reached and old.closed:
+                break
+            await asyncio.sleep(0.01)
+        assert reached == [second], reached
+        assert old.closed and old.id not in browser.contexts
+
+
 async def test_episodes_are_isolated(browser: cdp_engine.Browser, site: Any) -> None:
     from aiohttp import web
 
@@ -529,6 +578,16 @@ async def test_run_tasks_many_envs_one_browser(browser: cdp_engine.Browser) -> N
     assert [r.success for r in results] == [True] * 6 + [False], [r.error for r in results]
     assert all(r.error is None and r.reset_ms > 0 and len(r.step_ms) == r.steps for r in results)
     assert results[-1].reward == 0.0
+
+
+async def test_a_failed_step_is_a_step_error_never_a_timing(browser: cdp_engine.Browser, site: Any) -> None:
+    url = site.add(unique("steperr"), "<title>s</title><button onclick=\"document.title='hit'\">Go</button>")
+    actions = iter([{"action": "click_element", "element_index": 999}, {"action": "click_element", "element_index": 1}])
+    async with BrowserEnv(browser) as env:
+        result = await run_episode(env, TaskSpec("steperr", url, max_steps=2), lambda obs, info, task: next(actions))
+    assert result.error is None and result.steps == 2
+    assert len(result.step_ms) == 1  # the click that ran
+    assert len(result.step_errors) == 1 and result.step_errors[0].startswith("INVALID_ELEMENT_INDEX: ")
 
 
 # ----- task hooks -------------------------------------------------------------------------------
@@ -665,22 +724,25 @@ async def test_seed_makes_math_random_repeatable(browser: cdp_engine.Browser, si
 # ----- beyond one machine -----------------------------------------------------------------------
 
 
-async def test_env_on_a_remote_browser_through_connect(browser: cdp_engine.Browser, site: Any) -> None:
-    assert browser.process is not None and browser.process.ws_url
-    url = site.add(unique("remote"), FORM % {"popup": "/"})
-    env = await BrowserEnv.connect(browser.process.ws_url)
-    remote_contexts: list[str | None] = []
-    try:
-        obs = await env.reset(url)
-        remote_contexts.append(env.context.id)  # type: ignore[union-attr]
-        obs, info = await env.step(f"fill('{_ids(obs)['Name']}', 'remote')")
-        assert info["error"] is None
-        assert await env.evaluate("document.getElementById('name').value") == "remote"
-    finally:
-        await env.close()
-    assert not browser.closed  # closing a connected env leaves the browser running
-    alive = (await browser.connection.root.send("Target.getBrowserContexts"))["browserContextIds"]
-    assert remote_contexts[0] not in alive  # its contexts are disposed
+async def test_env_on_a_remote_browser_through_connect(site: Any) -> None:
+    # A browser that serves its DevTools URL to other clients: launched with the websocket (the default
+    # pipe opens no port).
+    async with cdp_engine.launch(transport="websocket") as browser:
+        assert browser.process is not None and browser.process.ws_url
+        url = site.add(unique("remote"), FORM % {"popup": "/"})
+        env = await BrowserEnv.connect(browser.process.ws_url)
+        remote_contexts: list[str | None] = []
+        try:
+            obs = await env.reset(url)
+            remote_contexts.append(env.context.id)  # type: ignore[union-attr]
+            obs, info = await env.step(f"fill('{_ids(obs)['Name']}', 'remote')")
+            assert info["error"] is None
+            assert await env.evaluate("document.getElementById('name').value") == "remote"
+        finally:
+            await env.close()
+        assert not browser.closed  # closing a connected env leaves the browser running
+        alive = (await browser.connection.root.send("Target.getBrowserContexts"))["browserContextIds"]
+        assert remote_contexts[0] not in alive  # its contexts are disposed
 
 
 def _tagged_chromium(tag: str) -> list[int]:

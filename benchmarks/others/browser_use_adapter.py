@@ -25,23 +25,14 @@ from common import (
     error_text,
     package_version,
     parse_args,
+    quiet_browser_use,
 )
 
 
 async def main() -> None:
     """Measure each URL in a fresh Chromium; emit one line per metric."""
     ns = parse_args(__doc__ or "")
-    # No telemetry or cloud calls (there is no network anyway), quiet logs, and event budgets as large as ours.
-    os.environ.setdefault("ANONYMIZED_TELEMETRY", "false")
-    os.environ.setdefault("BROWSER_USE_CLOUD_SYNC", "false")
-    os.environ.setdefault("BROWSER_USE_LOGGING_LEVEL", "error")
-    for ev in (
-        "BrowserStateRequestEvent",
-        "NavigateToUrlEvent",
-        "NavigationCompleteEvent",
-        "BrowserStartEvent",
-    ):
-        os.environ.setdefault(f"TIMEOUT_{ev}", str(ns.timeout))
+    quiet_browser_use(ns.timeout)
     wd = Watchdog(ns.timeout)
     emit("system", name="browser-use", version=package_version("browser-use"))
     from browser_use import BrowserSession
@@ -62,19 +53,21 @@ async def main() -> None:
                 await session.navigate_to(url)
                 emit("page", url=url, load_ms=(time.perf_counter() - t0) * 1000, launch_ms=launch_ms)
             series = Series(url, "dom_state")
-            text, elements, errors = "", 0, None
+            text, elements = "", 0
             for warm in series.runs(ns.warmup, ns.reps, ns.budget):
                 with wd.guard(url, "dom_state"):
                     t0 = time.perf_counter()
                     state = await session.get_browser_state_summary(include_screenshot=False)
                     assert state.dom_state is not None
                     text = state.dom_state.llm_representation()
-                    series.add((time.perf_counter() - t0) * 1000, warm)
+                    ms = (time.perf_counter() - t0) * 1000
+                error = getattr(state, "state_error", None)
+                if error:  # a state that says it failed is a failure, never a timed sample
+                    series.fail(f"state_error: {error}")
+                    continue
+                series.add(ms, warm)
                 elements = len(state.dom_state.selector_map)
-                errors = getattr(state, "state_error", None) or errors
             series.extra.update(describe_output(text, markers), elements=elements)
-            if errors:
-                series.extra["state_error"] = errors
             series.done()
         except Exception as exc:
             emit("error", url=url, metric=None, error=error_text(exc))

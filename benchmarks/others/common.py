@@ -102,6 +102,11 @@ class Series:
         self.first_ms: float | None = None
         self.samples_ms: list[float] = []
         self.extra: dict[str, Any] = {}
+        self.failures: list[str] = []  # calls that failed: never timed samples
+
+    def fail(self, error: str) -> None:
+        """Record one call that failed (raised, or answered with an error state): a failure, not a sample."""
+        self.failures.append(error)
 
     def add(self, ms: float, warm: bool) -> None:
         """Record one run."""
@@ -124,7 +129,12 @@ class Series:
             yield False
 
     def done(self) -> None:
-        """Emit the measurement."""
+        """Emit the measurement; failed calls are counted, with their first error text, as the error."""
+        error = None
+        if self.failures:
+            self.extra["failures"] = len(self.failures)
+            self.extra["failure_errors"] = sorted(set(self.failures))[:5]
+            error = f"{len(self.failures)} failed call(s): {self.failures[0]}"
         emit(
             "measure",
             url=self.url,
@@ -132,6 +142,7 @@ class Series:
             first_ms=self.first_ms,
             samples_ms=self.samples_ms,
             extra=self.extra,
+            error=error,
         )
 
 
@@ -223,6 +234,16 @@ class LaunchedChromium:
                 self.proc.kill()
                 self.proc.wait(5)
         shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def quiet_browser_use(timeout: float) -> None:
+    """browser-use without telemetry or cloud calls (there is no network anyway), with quiet logs and event
+    budgets as large as ours. Call before importing browser_use."""
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "false")
+    os.environ.setdefault("BROWSER_USE_CLOUD_SYNC", "false")
+    os.environ.setdefault("BROWSER_USE_LOGGING_LEVEL", "error")
+    for ev in ("BrowserStateRequestEvent", "NavigateToUrlEvent", "NavigationCompleteEvent", "BrowserStartEvent"):
+        os.environ.setdefault(f"TIMEOUT_{ev}", str(timeout))
 
 
 def package_version(name: str) -> str | None:

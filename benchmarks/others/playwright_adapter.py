@@ -31,7 +31,7 @@ from common import (
 async def ai_snapshot(page: Any, timeout_ms: float) -> tuple[str, str]:
     """The AI-mode snapshot text and the API that produced it."""
     if hasattr(page, "_snapshot_for_ai"):
-        res = await page._snapshot_for_ai(timeout=timeout_ms)
+        res = await page._snapshot_for_ai(timeout=timeout_ms)  # noqa: SLF001 - what playwright-mcp calls
         text = res.get("full", "") if isinstance(res, dict) else str(res)
         return text, "page._snapshot_for_ai()"
     return await page.aria_snapshot(mode="ai", timeout=timeout_ms), 'page.aria_snapshot(mode="ai")'

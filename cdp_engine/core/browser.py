@@ -20,7 +20,14 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from ..cdp.connection import CDPSession, Connection
-from ..cdp.launcher import ChromiumProcess, discover_ws_url, launch_process, remove_profile
+from ..cdp.launcher import (
+    DEFAULT_TRANSPORT,
+    ChromiumProcess,
+    TransportName,
+    discover_ws_url,
+    launch_process,
+    remove_profile,
+)
 from ..cdp.transport import WebSocketTransport
 from ..errors import (
     CDPEngineError,
@@ -1292,7 +1299,7 @@ def launch(
     executable: str | None = None,
     *,
     headless: bool = True,
-    transport: Literal["websocket", "pipe"] = "websocket",
+    transport: TransportName = DEFAULT_TRANSPORT,
     window_size: tuple[int, int] = (1280, 720),
     args: list[str] | tuple[str, ...] = (),
     timeout: float = 30.0,
@@ -1305,7 +1312,9 @@ def launch(
 ) -> Starter:
     """Launch Chromium headless with a fresh profile: `async with launch() as browser:` (or `await launch()`).
 
-    `navigation_policy`: the origins every tab may reach (redirects and popups included)."""
+    `navigation_policy`: the origins every tab may reach (redirects and popups included).
+    `transport`: "pipe" (the default: cheaper per message, no port) or "websocket" (also serves
+    `browser.process.ws_url` to other clients); see cdp.launcher.DEFAULT_TRANSPORT."""
 
     async def start() -> Browser:
         process = await launch_process(

@@ -172,7 +172,8 @@ class BrowserEnv:
     async def reset(
         self, start_url: str | None = None, seed: int | None = None, *, task: TaskSpec | None = None
     ) -> dict[str, Any]:
-        """End the current episode (its context is disposed), start a fresh one, return its observation.
+        """End the current episode, start a fresh one, return its observation. The old episode's context is
+        disposed once the new page is up; with `prewarm` the next episode's context is prepared then too.
 
         With a `task`, start_url defaults to the task's, setup_js runs once the page loaded, and
         reward_js is read after every step. A seed makes Math.random deterministic (`seed_script`).
@@ -180,7 +181,18 @@ class BrowserEnv:
         if self._closed:
             raise RuntimeError("the environment is closed")
         t0 = time.perf_counter()
-        await self._end_episode()
+        previous = self._end_episode()
+        try:
+            observation = await self._start_episode(t0, start_url, seed, task)
+        finally:
+            self._pool.dispose(previous)  # once the new page is up (or the reset failed), not during its load
+        if self.prewarm:  # after the reset, not during it: the spare's renderer start would slow this load
+            self._pool.prepare()
+        return observation
+
+    async def _start_episode(
+        self, t0: float, start_url: str | None, seed: int | None, task: TaskSpec | None
+    ) -> dict[str, Any]:
         t_teardown = time.perf_counter()
         task = _episode_task(task, start_url)
         seed = task.seed if seed is None else seed
@@ -204,7 +216,7 @@ class BrowserEnv:
             await asyncio.gather(*setup)
         t_context = time.perf_counter()
         load = load_page(tab, url, task, self.wait_until, self._capture_format())
-        t_ready, state = await bounded(tab, load, "reset", end - loop.time())
+        phases, state = await bounded(tab, load, "reset", end - loop.time())
         t_end = time.perf_counter()
         self.trajectory_path = None
         if self.recorder is not None:
@@ -212,16 +224,14 @@ class BrowserEnv:
         timings = {
             "teardown_ms": self.last_teardown_ms,
             "context_ms": (t_context - t_teardown) * 1000,
-            "load_ms": (t_ready - t_context) * 1000,
-            "capture_ms": (t_end - t_ready) * 1000,
+            "load_ms": phases["navigation_ms"] + phases["ready_ms"],
+            **phases,
             "reset_ms": (t_end - t_teardown) * 1000,
             "total_ms": (t_end - t0) * 1000,
         }
         info = _info(self, state, None, timings, await self.tab_info(), action=None)
         self._record(0, None, state, info)
         self.last_info = info
-        if self.prewarm:  # after the reset, not during it: the spare's renderer start would slow this load
-            self._pool.prepare()
         return self._observation(state)
 
     async def step(self, action: str | Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -261,24 +271,11 @@ class BrowserEnv:
         if finished is not None:
             self.done = True
         error = state.pop("error", None)
-        reward = None
-        if self.task is not None and self.task.reward_js and not self.active_closed:
-            reward = await self.reward(timeout=max(0.1, min(10.0, end - asyncio.get_running_loop().time())))
-        total_ms = (t_end - t0) * 1000
-        settle_ms = self._timer.settle * 1000
-        timings = {
-            "action_ms": max(0.0, total_ms - settle_ms - capture_ms),
-            "settle_ms": settle_ms,
-            "capture_ms": capture_ms,
-            "step_ms": total_ms,
-        }
-        active = self._tabs.active
-        if error is None and active is not None:
-            for key in ("snapshot_ms", "build_ms", "ax_ms", "cached"):
-                if key in active.last_timings:
-                    timings[key] = active.last_timings[key]
-        tabs = await self.tab_info()
-        timings["info_ms"] = (time.perf_counter() - t_end) * 1000  # reward_js and the tab list
+        reads_reward = self.task is not None and bool(self.task.reward_js) and not self.active_closed
+        left = max(0.1, min(10.0, end - asyncio.get_running_loop().time()))
+        # reward_js and the tab list in flight together: one round trip for both
+        reward, tabs = await asyncio.gather(self.reward(timeout=left) if reads_reward else _none(), self.tab_info())
+        timings = _step_timings(t0, t_end, self._timer.settle * 1000, capture_ms, error, self._tabs.active)
         info = _info(self, state, error, timings, tabs, action=action, ran=ran, reward=reward, finished=finished)
         self._record(self.step_count, action, state, info)
         self.last_info = info
@@ -310,7 +307,7 @@ class BrowserEnv:
             return
         self._closed = True
         try:
-            await self._end_episode()
+            self._pool.dispose(self._end_episode())
             await self._pool.close()
         finally:
             self._tabs.close()
@@ -325,14 +322,13 @@ class BrowserEnv:
 
     # ----- internals --------------------------------------------------------------------------
 
-    async def _end_episode(self) -> None:
+    def _end_episode(self) -> BrowserContext | None:
+        """End the current episode (its trajectory, its tabs); its context, for the caller to dispose."""
         if self.recorder is not None:
             self.recorder.end(
                 {"steps": self.step_count, "done": self.done, "reward": self.last_reward, "time": time.time()}
             )
-        context = self._tabs.end()
-        if context is not None:
-            self._pool.dispose(context)
+        return self._tabs.end()
 
     def _capture_format(self) -> Screenshot:
         if self.screenshot:
@@ -390,6 +386,30 @@ def _info(
         "message": finished["message"] if finished else None,
         "infeasible": bool(finished and finished["action"] == "fail_task"),
     }
+
+
+async def _none() -> None:
+    return None
+
+
+def _step_timings(
+    t0: float, t_end: float, settle_ms: float, capture_ms: float, error: Any, active: Tab | None
+) -> dict[str, Any]:
+    """A step's timings (docs/harness.md): the action, its settle and capture, the capture's own phases;
+    info_ms, after it, is reading reward_js and the tab list."""
+    total_ms = (t_end - t0) * 1000
+    timings: dict[str, Any] = {
+        "action_ms": max(0.0, total_ms - settle_ms - capture_ms),
+        "settle_ms": settle_ms,
+        "capture_ms": capture_ms,
+        "step_ms": total_ms,
+    }
+    if error is None and active is not None:
+        for key in ("snapshot_ms", "build_ms", "ax_ms", "cached"):
+            if key in active.last_timings:
+                timings[key] = active.last_timings[key]
+    timings["info_ms"] = (time.perf_counter() - t_end) * 1000
+    return timings
 
 
 def _header(env: BrowserEnv, task: TaskSpec, url: str, init_scripts: list[str]) -> dict[str, Any]:

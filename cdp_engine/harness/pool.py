@@ -1,6 +1,7 @@
 """The episode context pool: a fresh browser context with one blank tab per episode, the next one
 prepared while the current episode runs (a new context needs a new renderer process, the one slow
-part of a reset), and old contexts disposed in the background."""
+part of a reset), and old contexts disposed in the background once the new episode's page is up (a
+disposal keeps Chromium's browser process busy: during the next page's load it slows that load)."""
 
 from __future__ import annotations
 
@@ -57,8 +58,10 @@ class ContextPool:
                 log.debug("spare context failed: %s", exc)
         return await self.blank()
 
-    def dispose(self, context: BrowserContext) -> None:
-        """Dispose a context in the background (close() waits for every disposal)."""
+    def dispose(self, context: BrowserContext | None) -> None:
+        """Dispose a context in the background (close() waits for every disposal); None: nothing to do."""
+        if context is None:
+            return
 
         async def dispose() -> None:
             t = time.perf_counter()

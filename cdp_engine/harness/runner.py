@@ -41,8 +41,9 @@ class EpisodeResult:
     done: bool = False
     error: str | None = None
     reset_ms: float = 0.0
-    step_ms: list[float] = field(default_factory=list)
-    phase_ms: dict[str, float] = field(default_factory=dict)  # action, settle, capture: summed over steps
+    step_ms: list[float] = field(default_factory=list)  # the steps whose action succeeded
+    step_errors: list[str] = field(default_factory=list)  # the others' "CODE: message": failures, never timings
+    phase_ms: dict[str, float] = field(default_factory=dict)  # action, settle, capture: summed over step_ms's steps
     total_ms: float = 0.0
     trajectory: str | None = None
     worker: str = ""
@@ -87,9 +88,12 @@ async def run_episode(
             obs, info = await env.step(action)
             result.steps += 1
             timings = info["timings"]
-            result.step_ms.append(timings["step_ms"])
-            for phase in ("action_ms", "settle_ms", "capture_ms"):
-                result.phase_ms[phase] = result.phase_ms.get(phase, 0.0) + timings.get(phase, 0.0)
+            if info["error"]:
+                result.step_errors.append(info["last_action_error"])
+            else:
+                result.step_ms.append(timings["step_ms"])
+                for phase in ("action_ms", "settle_ms", "capture_ms"):
+                    result.phase_ms[phase] = result.phase_ms.get(phase, 0.0) + timings.get(phase, 0.0)
             if info["done"]:
                 break
         result.done = env.done

@@ -41,15 +41,28 @@ async def quiesce(tab: Tab, timeout: float) -> None:
 
 async def load_page(
     tab: Tab, url: str, task: TaskSpec, wait_until: WaitUntil, screenshot: Screenshot
-) -> tuple[float, dict[str, Any]]:
-    """A reset's page: loaded, set up (the task's setup_js) and captured; (perf_counter when it was ready, its state)."""
+) -> tuple[dict[str, float], dict[str, Any]]:
+    """A reset's page: navigated to the environment's `wait_until` (its readiness: never waited past it),
+    given the settle's look at the DOM, set up (the task's setup_js) and captured; (phase ms, its state).
+
+    Phases: navigation_ms (goto to wait_until), ready_ms (the DOM look, and setup_js with the load and look
+    after it), capture_ms (the state)."""
+    t0 = time.perf_counter()
     await tab.goto(url, wait_until=wait_until)
-    await quiesce(tab, tab.navigation_timeout)
+    t_navigated = time.perf_counter()
+    with contextlib.suppress(CDPEngineError, TimeoutError):
+        await dom_quiet(tab)
     if task.setup_js:
         await tab.evaluate(task.setup_js)
         await quiesce(tab, tab.navigation_timeout)
     t_ready = time.perf_counter()
-    return t_ready, await ElementIndex.of(tab).state(screenshot=screenshot)
+    state = await ElementIndex.of(tab).state(screenshot=screenshot)
+    phases = {
+        "navigation_ms": (t_navigated - t0) * 1000,
+        "ready_ms": (t_ready - t_navigated) * 1000,
+        "capture_ms": (time.perf_counter() - t_ready) * 1000,
+    }
+    return phases, state
 
 
 class EpisodeTabs:

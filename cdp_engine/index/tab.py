@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from ..cdp.launcher import DEFAULT_TRANSPORT, TransportName
 from ..core import browser as core
 from ..core.files import ScreenshotSpec
 from ..core.policies import origin_policy
@@ -48,7 +49,7 @@ def launch(
     executable: str | None = None,
     *,
     headless: bool = True,
-    transport: Literal["websocket", "pipe"] = "websocket",
+    transport: TransportName = DEFAULT_TRANSPORT,
     window_size: tuple[int, int] = (1280, 720),
     args: list[str] | tuple[str, ...] = (),
     timeout: float = 30.0,
