@@ -30,6 +30,7 @@ from urllib.parse import unquote_to_bytes, urlsplit
 
 from ..errors import CDPEngineError
 from .origins import FORBIDDEN_HOST_CHARS, HOST_SCHEMES, OriginPattern, parse_origins, url_origin
+from .schema import encodes
 
 __all__ = [
     "HOST_SCHEMES",
@@ -176,7 +177,7 @@ class NavigationPolicy:
                 f"{MAX_URL_CHARS:,} characters are refused (Chromium's own limit)",
             )
         shown = _shown(url)
-        if not _encodes(url):  # a lone surrogate: no URL (and no CDP message) can carry it
+        if not encodes(url):  # a lone surrogate: no URL (and no CDP message) can carry it
             raise PolicyError("navigation.url", f"{shown} is not a valid URL: it holds a lone surrogate")
         try:
             parts = urlsplit(url.strip())
@@ -224,14 +225,6 @@ class NavigationPolicy:
 
     def _rule(self) -> str:
         return f"policy: allowed schemes {', '.join(sorted(self.schemes))}; {self.allow_hint} to allow more"
-
-
-def _encodes(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _shown(url: str) -> str:
@@ -408,7 +401,7 @@ class FilePolicy:
         text = os.fspath(path)
         if not text or "\x00" in text or len(text) > MAX_PATH_CHARS:
             raise PolicyError("files.invalid_path", f"{text[:100]!r} is not a valid path")
-        if not _encodes(text):  # a lone surrogate (from a JSON escape): no file name a tool is given has one
+        if not encodes(text):  # a lone surrogate (from a JSON escape): no file name a tool is given has one
             raise PolicyError("files.invalid_path", f"{text[:100]!r} is not a valid path: it holds a lone surrogate")
         return text
 

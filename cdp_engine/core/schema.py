@@ -922,6 +922,16 @@ class Unsendable:
     path: tuple[str, ...]
 
 
+def encodes(text: str) -> bool:
+    """Whether `text` is valid UTF-8 text: False for a lone surrogate (from a JSON escape), which no JSON
+    message and no file name can carry."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def unsendable(value: Any, max_depth: int = MAX_SENDABLE_DEPTH) -> Unsendable | None:
     """The first place in `value` (strings, dict keys and values, lists) no browser command can carry, or None.
 
@@ -931,11 +941,8 @@ def unsendable(value: Any, max_depth: int = MAX_SENDABLE_DEPTH) -> Unsendable | 
     while stack:
         item, path, depth = stack.pop()
         if isinstance(item, str):
-            if not item.isascii():
-                try:
-                    item.encode("utf-8")
-                except UnicodeEncodeError:
-                    return Unsendable("surrogate", path)
+            if not item.isascii() and not encodes(item):
+                return Unsendable("surrogate", path)
             continue
         if isinstance(item, dict):
             children = [(v, (*path, str(k)), k) for k, v in item.items()]

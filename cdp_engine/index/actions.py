@@ -87,7 +87,7 @@ def _safe(v: Any, depth: int) -> Any:
     if isinstance(v, int):
         return int(v) if v in _INT64 else _int_text(v)
     if isinstance(v, str):
-        return v.encode("utf-8", "replace").decode("utf-8") if not _encodes(v) else v
+        return v.encode("utf-8", "replace").decode("utf-8") if not schema.encodes(v) else v
     if isinstance(v, (dict, list, tuple)):
         if depth <= 0:
             return "…"
@@ -96,14 +96,6 @@ def _safe(v: Any, depth: int) -> Any:
         return [_safe(x, depth - 1) for x in v]
     text = repr(v)
     return text if len(text) <= 200 else text[:199] + "…"
-
-
-def _encodes(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _int_text(n: int) -> str:
@@ -171,7 +163,7 @@ def _unicode(action: dict[str, Any]) -> None:
     browser command could carry it."""
     for key in _TEXT_FIELDS:
         v = action.get(key)
-        if v is not None and not v.isascii() and not _encodes(v):
+        if v is not None and not v.isascii() and not schema.encodes(v):
             message = f"{action['action']}: {key} must be valid Unicode text (it has a lone surrogate)"
             raise ActionValidationError(message, failed_action=action)
 
