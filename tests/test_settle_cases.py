@@ -93,6 +93,31 @@ async def test_a_fetch_of_100_ms_is_waited_for(tab: cdp_engine.Tab, site: Any) -
     assert tab.last_timings["settle_requests"] >= 1 and tab.last_timings["settle_network_ms"] > 0
 
 
+async def test_the_read_sent_behind_the_look_is_the_state_only_when_the_look_ended_at_once(
+    tab: cdp_engine.Tab, site: Any
+) -> None:
+    # The handler's own change is all there is: the capture that went out behind the look is the state.
+    state = await click(tab, site.add(path("spec-sync"), button("document.getElementById('o').textContent = 'NOW'")))
+    assert "NOW" in state["page_content"] and tab.last_timings["settle_speculated"] == 1.0
+
+    # A change at once that also starts a request: the early read is dropped, the state shows the answer.
+    async def slow(request: web.Request) -> web.Response:
+        await asyncio.sleep(0.05)
+        return web.Response(text="ANSWER")
+
+    data = site.add_handler(path("spec-data"), slow)
+    js = (
+        "document.getElementById('o').textContent = 'ASKED';"
+        f"fetch('{data}').then(r => r.text()).then(t => {{ document.getElementById('o').textContent = t }})"
+    )
+    state = await click(tab, site.add(path("spec-fetch"), button(js)))
+    assert "ANSWER" in state["page_content"] and tab.last_timings["settle_speculated"] == 0.0
+
+    # Nothing changed at once: the look waited its task turn, so the early read is not used.
+    state = await click(tab, site.add(path("spec-none"), button("void 0")))
+    assert tab.last_timings["settle_speculated"] == 0.0
+
+
 async def test_a_link_is_followed_to_its_load(tab: cdp_engine.Tab, site: Any) -> None:
     target = site.add(path("arrived"), "<h1>Arrived</h1>")
     state = await click(tab, site.add(path("link"), f"<a href='{target}'>next</a>"), "next")

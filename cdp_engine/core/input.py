@@ -142,11 +142,13 @@ async def clickable_point(tab: InputTab, target: Target) -> tuple[float, float]:
     NotClickableError(NOT_VISIBLE) when no part of it shows in the viewport.
     """
     session, backend_node_id = target.session, target.backend_node_id
-    await session.send("DOM.scrollIntoViewIfNeeded", {"backendNodeId": backend_node_id})
-    quads_result, metrics = await asyncio.gather(
-        session.send("DOM.getContentQuads", {"backendNodeId": backend_node_id}),
-        session.send("Page.getLayoutMetrics"),
-    )
+    # Sent together: the renderer runs a session's DOM and Page commands in order, so the quads and the
+    # metrics are read after the scroll, one round trip instead of two.
+    scrolled = session.send("DOM.scrollIntoViewIfNeeded", {"backendNodeId": backend_node_id})
+    quads_future = session.send("DOM.getContentQuads", {"backendNodeId": backend_node_id})
+    metrics_future = session.send("Page.getLayoutMetrics")
+    await asyncio.gather(scrolled, quads_future, metrics_future)
+    quads_result, metrics = quads_future.result(), metrics_future.result()
     vp = metrics["cssLayoutViewport"]
     width, height = vp["clientWidth"], vp["clientHeight"]
     best: tuple[float, float] | None = None

@@ -23,6 +23,10 @@ the page's handlers for it ran. Then:
   document then gets a look of its own (`quiet_after_load`): a task turn, the quiet window if it changes;
 - requests started after the arming (fetch, XHR, images; not WebSocket, EventSource, beacons): until
   they finish, at most `network_max`, then `response_ms` for their answers' first change.
+The caller's next read (`speculative`, the state capture) may be sent right behind the first look: the
+renderer runs it after the look, so when that look ended within its own call (the handlers' changes were
+all there was) and nothing else is to be waited for, its result is the read after the settle, one round
+trip sooner (report.speculated); otherwise it is awaited, dropped, and the caller reads again.
 A held dialog ends the settle at once (the renderer is paused until it is answered). Every wait has
 a deadline and nothing sleeps a fixed time; the SettleReport says what was waited for, how long each
 phase took, whether a wait ran to its deadline, and with which knobs (SettleOptions).
@@ -33,7 +37,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -98,6 +102,7 @@ class SettleReport:
     """What one settle waited for, and how long each phase took (ms)."""
 
     value: Any = None  # what the input awaitable returned
+    speculated: Any = None  # the `speculative` read's result, when it is the read after the settle
     waited_for: list[str] = field(default_factory=list)  # "navigation", "dom", "network", in order
     options: SettleOptions = field(default_factory=SettleOptions)
     changed: bool = False  # the DOM changed after the arming (or during a look without one)
@@ -128,6 +133,7 @@ class SettleReport:
             "settle_changed": float(self.changed),
             "settle_deadline": float(self.deadline),
             "settle_requests": float(self.requests),
+            "settle_speculated": float(self.speculated is not None),
             "settle_allowance_ms": float(o.allowance_ms),
             "settle_quiet_ms": float(o.quiet_ms),
             "settle_max_ms": float(o.max_ms),
@@ -258,6 +264,7 @@ async def settle(
     stop_ends: bool = False,
     until: asyncio.Event | None = None,
     raise_closed: bool = True,
+    speculative: Callable[[], Awaitable[Any]] | None = None,
 ) -> SettleReport:
     """Run `action` (an input), then wait for what it caused (module docstring); the report says what.
 
@@ -270,7 +277,8 @@ async def settle(
     download, a 204) and `until` is the caller's own end signal (a download began), given STOP_GRACE
     after a stop; `quiet_after_load` gives the new document its look and requests. A held dialog ends
     the settle at once (`dialog_ends`). The tab closing during the navigation raises TargetClosedError
-    unless `raise_closed` is off (then report.closed).
+    unless `raise_closed` is off (then report.closed). `speculative`: the caller's read after the settle,
+    sent behind the first look (module docstring); its result is report.speculated when it stands.
     """
     report = SettleReport(options=options or SettleOptions.of(tab))
     own = watcher is None and action is not None
@@ -299,7 +307,7 @@ async def settle(
         report.input_ms = (t_input - t_armed) * 1000
         try:
             if not report.dialog:  # else the renderer is paused: nothing more can settle until the answer
-                await _Settling(tab, report, watcher, network, mark, dialog_ends).run(
+                await _Settling(tab, report, watcher, network, mark, dialog_ends, speculative).run(
                     armed, wait_until=wait_until, load_timeout=load_timeout, quiet_after_load=quiet_after_load,
                     stop_ends=stop_ends, until=until, raise_closed=raise_closed,
                 )  # fmt: skip
@@ -322,7 +330,11 @@ class _Settling:
         network: NetworkTracker | None,
         mark: int,
         dialog_ends: bool,
+        speculative: Callable[[], Awaitable[Any]] | None = None,
     ) -> None:
+        self.speculative = speculative
+        self.speculation: asyncio.Future[Any] | None = None
+        self.in_call = False  # every look ended within its own call (LOOK_FUNCTION's `sync`)
         self.tab = tab
         self.report = report
         self.options = report.options
@@ -352,6 +364,10 @@ class _Settling:
             await self._phases(armed, wait_until, load_timeout, quiet_after_load, stop_ends, until, raise_closed)
         finally:
             self.report.closed = self.report.closed or self.tab.closed
+            if self.speculation is not None and self.report.speculated is None:
+                # Not the read after the settle: let it end (it shares the caller's state), then drop it.
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await self.speculation
 
     async def _phases(
         self, armed: list[_Armed] | None, wait_until: str, load_timeout: float | None, quiet_after_load: bool,
@@ -361,7 +377,18 @@ class _Settling:
         if tab.closed:
             return
         frames = armed if armed is not None else [_Armed(s, c) for s, c in await _frames(tab)]
-        await self._look(frames, "input" if armed is not None else "now")
+        await self._look(frames, "input" if armed is not None else "now", speculate=armed is not None)
+        if (
+            self.speculation is not None
+            and self.in_call
+            and not self.held()
+            and not (self.watcher is not None and self.watcher.navigating)
+            and not self._caused()
+            and not report.deadline
+        ):
+            with contextlib.suppress(CDPEngineError, TimeoutError):
+                report.speculated = await self.speculation
+            return
         network_end = time.perf_counter() + self.options.network_max
         while not tab.closed:
             if self.held():
@@ -405,9 +432,10 @@ class _Settling:
             report.closed = self.tab.closed
         report.network_ms += (time.perf_counter() - t) * 1000
 
-    async def _look(self, frames: list[_Armed], mode: str, expect: float = 0.0) -> None:
+    async def _look(self, frames: list[_Armed], mode: str, expect: float = 0.0, *, speculate: bool = False) -> None:
         """Run the look (LOOK_FUNCTION's `mode`) in every frame document, racing a held dialog and a
-        navigation request."""
+        navigation request; with `speculate`, send the caller's speculative read right behind it."""
+        self.in_call = False
         if not frames or self.tab.closed:
             return
         o = self.options
@@ -418,6 +446,8 @@ class _Settling:
                   timeout=budget)
             for f in frames
         ]  # fmt: skip
+        if speculate and self.speculative is not None:
+            self.speculation = asyncio.ensure_future(self.speculative())  # its commands go out behind the looks
         gathered = asyncio.ensure_future(asyncio.gather(*looks, return_exceptions=True))
         early = asyncio.ensure_future(self.tab.wait_for_condition(lambda: self.held() or self.requested(), budget))
         try:
@@ -436,8 +466,9 @@ class _Settling:
             self.report.waited_for.append("dom")
         if not gathered.done() or gathered.cancelled():
             return
-        for result in gathered.result():
-            value = _value(result)
+        values = [_value(result) for result in gathered.result()]
+        self.in_call = all(isinstance(value, dict) and value.get("sync") for value in values)
+        for value in values:
             if isinstance(value, dict):
                 self.report.changed = self.report.changed or bool(value.get("changed"))
                 self.report.continued = self.report.continued or bool(value.get("continued"))

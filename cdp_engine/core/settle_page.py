@@ -122,13 +122,13 @@ LOOK_FUNCTION = (
     return end;
   };
   return new Promise(resolve => {
-    let timer = 0, continued = false, answered = false;
+    let timer = 0, continued = false, answered = false, sync = true;  // sync: still within this call
     let waiting = s.n === arm.n && laterAt() < 0, expecting = waiting && expect > 0;
     const finish = (deadline) => {
       s.wake = null; clearTimeout(timer); s.seen = s.n; s.ours = false;
       if (deadline && continued) s.streaming = true;  // the page never paused: a stream of its own
       removeEventListener('wheel', s.onWheel, {capture: true});
-      resolve({n: s.n, changed: s.n !== arm.n, continued, deadline, ms: performance.now() - start});
+      resolve({n: s.n, changed: s.n !== arm.n, continued, deadline, sync, ms: performance.now() - start});
     };
     const later = (ms) => { clearTimeout(timer); timer = setTimeout(check, Math.max(0, ms)); };
     function check() {
@@ -152,5 +152,6 @@ LOOK_FUNCTION = (
       else if (!expecting && !scrolling()) check();
     };
     if (waiting && !expecting) later(allowance); else check();
+    sync = false;
   }); }"""
 )

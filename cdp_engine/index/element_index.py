@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..core import input, navigation, tracing
-from ..core.files import ScreenshotSpec
+from ..core.files import ScreenshotSpec, screenshot_options
 from ..core.identity import DOM_LOOK, Verdict, verify
 from ..core.liveness import bounded, unless_dialog
 from ..core.policies import INDEX_SCHEMES, Policies, PolicyError
@@ -104,6 +104,7 @@ class ElementIndex:
         # What navigate may reach; a server replaces it with its own (the HTTP service: Policies.for_service()).
         self.policies: Policies = Policies.for_index()
         self._end = 0.0  # the running act()'s deadline (time.perf_counter())
+        self._speculative: Callable[[], Awaitable[Capture | None]] | None = None  # the read the settle may send early
 
     async def state(self, *, screenshot: ScreenshotSpec = True, jpeg_quality: int = 80) -> dict[str, Any]:
         """The current state object (see _state); a span with its timings when tracing is on (core/tracing.py)."""
@@ -171,16 +172,24 @@ class ElementIndex:
                     return self._error(previous, "ACTION_VALIDATION_FAILED", invalid.message, failed)
                 try:
                     self.tab.check_open()  # a crashed or closed tab: a browser fault, not a stale index
+                    if screenshot_options(screenshot) is None:  # a DOM-only read can go out behind the settle's look
+                        self._speculative = self._next_capture
                     await bounded(self.tab, self._run(action, previous), action["action"], end - time.perf_counter())
                 except ActionError as exc:
                     self.tab.check_open()  # the tab went during the action: say so rather than "element gone"
                     return self._error(previous, exc.code, exc.message, action)
                 except NavigationError as exc:
                     return await self._navigation_error(previous, exc, action, screenshot)
+                finally:
+                    self._speculative = None
                 t_action = time.perf_counter()
-                if action["action"] not in ("finish_task", "fail_task"):
-                    self.capturer.invalidate()
-                capture = await self._capture(screenshot, timeout=end - time.perf_counter())
+                speculated = self.last_settle.speculated if self.last_settle is not None else None
+                if isinstance(speculated, Capture):
+                    capture: Capture | None = speculated
+                else:
+                    if action["action"] not in ("finish_task", "fail_task"):
+                        self.capturer.invalidate()
+                    capture = await self._capture(screenshot, timeout=end - time.perf_counter())
                 if capture is None:
                     return self._dialog_state(previous, action, ran=True)
             except (CDPEngineError, TimeoutError) as exc:
@@ -243,6 +252,11 @@ class ElementIndex:
         """act()'s one overall deadline: an action may navigate (navigation_timeout), then the state is
         captured (command_timeout); every phase is bounded by what is left of it."""
         return self.tab.navigation_timeout + self.command_timeout
+
+    async def _next_capture(self) -> Capture | None:
+        """The state after an action, without a screenshot, as the settle's speculative read (core/settle.py)."""
+        self.capturer.invalidate()
+        return await self._capture(False, timeout=self._end - time.perf_counter())
 
     async def _capture(
         self, screenshot: ScreenshotSpec, jpeg_quality: int = 80, *, timeout: float | None = None
@@ -327,7 +341,7 @@ class ElementIndex:
         """Run an input (if any), then the engine's one settle (core.settle) with this tab's request tracker:
         what the input caused (DOM changes, transitions, a navigation, the requests it started), each with
         a deadline, by the tab's SettleOptions; a held dialog ends it at once."""
-        report = await settle(self.tab, action, network=self.network)
+        report = await settle(self.tab, action, network=self.network, speculative=self._speculative)
         self.last_settle = report
         for listener in list(self._settle_listeners):
             try:
