@@ -93,6 +93,19 @@ async def test_a_fetch_of_100_ms_is_waited_for(tab: cdp_engine.Tab, site: Any) -
     assert tab.last_timings["settle_requests"] >= 1 and tab.last_timings["settle_network_ms"] > 0
 
 
+async def test_a_handler_that_removes_the_focused_button_makes_its_change_at_once(tab: cdp_engine.Tab, site: Any) -> None:
+    # Removing the focused button fires blur and focusout inside the click: the change is still the click's
+    # own (it once counted as a later render, and the quiet window ran after every MiniWoB-style click).
+    js = (
+        "const a = document.getElementById('a'); a.innerHTML = '';"
+        "const b = document.createElement('button'); b.textContent = 'go'; a.appendChild(b);"
+        "document.getElementById('o').textContent = 'REPLACED'"
+    )
+    state = await click(tab, site.add(path("remove-self"), f'<div id=a><button onclick="{js}">go</button></div><p id=o>o</p>'))
+    assert "REPLACED" in state["page_content"]
+    assert tab.last_timings["settle_changed"] == 1.0 and tab.last_timings["settle_continued"] == 0.0
+
+
 async def test_the_read_sent_behind_the_look_is_the_state_only_when_the_look_ended_at_once(
     tab: cdp_engine.Tab, site: Any
 ) -> None:

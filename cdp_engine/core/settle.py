@@ -119,7 +119,8 @@ class SettleReport:
     navigation_ms: float = 0.0
     dom_ms: float = 0.0
     network_ms: float = 0.0
-    settle_ms: float = 0.0  # everything after the input
+    settle_ms: float = 0.0  # everything after the input (the speculative read that stood excluded)
+    read_ms: float = 0.0  # the wait for the speculative read that stood
 
     def timings(self) -> dict[str, float]:
         """The phases, the flags (1.0 / 0.0) and the knobs as timing fields (tab.last_timings, harness infos)."""
@@ -133,7 +134,9 @@ class SettleReport:
             "settle_changed": float(self.changed),
             "settle_deadline": float(self.deadline),
             "settle_requests": float(self.requests),
+            "settle_continued": float(self.continued),
             "settle_speculated": float(self.speculated is not None),
+            "settle_read_ms": self.read_ms,
             "settle_allowance_ms": float(o.allowance_ms),
             "settle_quiet_ms": float(o.quiet_ms),
             "settle_max_ms": float(o.max_ms),
@@ -312,7 +315,7 @@ async def settle(
                     stop_ends=stop_ends, until=until, raise_closed=raise_closed,
                 )  # fmt: skip
         finally:
-            report.settle_ms = (time.perf_counter() - t_input) * 1000
+            report.settle_ms = (time.perf_counter() - t_input) * 1000 - report.read_ms
         return report
     finally:
         if own and watcher is not None:
@@ -386,8 +389,10 @@ class _Settling:
             and not self._caused()
             and not report.deadline
         ):
+            t = time.perf_counter()
             with contextlib.suppress(CDPEngineError, TimeoutError):
                 report.speculated = await self.speculation
+            report.read_ms = (time.perf_counter() - t) * 1000
             return
         network_end = time.perf_counter() + self.options.network_max
         while not tab.closed:

@@ -12,17 +12,17 @@ __all__ = ["ARM_FUNCTION", "LOOK_FUNCTION", "OBSERVE_SCRIPT"]
 
 # The observer in the engine's isolated world of a document, installed on first use. It counts mutation
 # batches (n, the last at `last`) and, apart, the ones not made while a trusted input event was being
-# dispatched (later, lastLater): a handler's own changes are the input's effect, a timer's or a response's
+# dispatched, nor while one nested in it (later, lastLater): a handler's own changes are the input's effect, a timer's or a response's
 # come after it. `seen` is the count the latest look ended with.
 _STATE = """const g = globalThis; let s = g.__cdpEngineSettle;
   if (!s) {
     s = g.__cdpEngineSettle = {n: 0, last: -1, later: 0, lastLater: -1, recent: [], ours: false,
-                               streaming: false, inputs: 0, event: null, arm: null, seen: 0, wake: null,
+                               streaming: false, inputs: 0, events: [], arm: null, seen: 0, wake: null,
                                before: null, ends: new WeakMap()};
     new MutationObserver(() => {
       const now = performance.now();
       s.n++; s.last = now;
-      if (!(s.event && s.event.eventPhase)) {
+      if (!s.events.some(e => e.eventPhase)) {
         // The page's own last three changes: outside any input and any settle (an action's late renders are
         // its own), one per task (batches within a millisecond are one).
         if (!s.ours && now - s.lastLater > 1) { s.recent.push(now); if (s.recent.length > 3) s.recent.shift(); }
@@ -30,7 +30,10 @@ _STATE = """const g = globalThis; let s = g.__cdpEngineSettle;
       }
       if (s.wake) s.wake();
     }).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-    const input = (e) => { if (e.isTrusted) { s.inputs++; s.event = e; } };
+    // The latest trusted input events: a handler's change may come while an event it caused nests inside
+    // (removing the focused button fires blur and focusout within the click), so any of them still being
+    // dispatched makes a change the input's own.
+    const input = (e) => { if (e.isTrusted) { s.inputs++; s.events.push(e); if (s.events.length > 8) s.events.shift(); } };
     for (const t of ['pointerdown', 'pointerup', 'mousedown', 'mouseup', 'mousemove', 'mouseover', 'mouseout',
                      'click', 'auxclick', 'dblclick', 'contextmenu', 'keydown', 'keypress', 'keyup', 'beforeinput',
                      'input', 'change', 'focusin', 'focusout', 'submit', 'wheel'])
