@@ -16,7 +16,7 @@ import logging
 import tempfile
 from collections.abc import Callable, Coroutine, Generator, Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from ..cdp.connection import CDPSession, Connection
@@ -43,6 +43,7 @@ from .policies import NavigationPolicy, PolicyError
 from .records import Dialog, Download, Frame, Response
 
 log = logging.getLogger("cdp_engine.core")
+_E = TypeVar("_E")
 
 DialogPolicy = Literal["dismiss", "accept", "hold"]
 # Chromium reports an HTTP error status this way although the page committed; it is not a failure.
@@ -116,7 +117,7 @@ class Tab:
         self._listeners: list[Callable[[str, Any], None]] = []
         self.dom_version = 0  # bumped on every navigation event, for cheap change detection
         self.last_timings: dict[str, float] = {}
-        self.extensions: dict[str, Any] = {}  # per-tab state of higher layers, by name; lives as long as the tab
+        self.extensions: dict[Any, Any] = {}  # per-tab state of higher layers (Tab.extension); lives as long as the tab
         self.init_scripts: list[str] = []  # this tab's own, on top of the browser's
         # Document requests the navigation policy's origins refused (url, message), newest last.
         self.blocked_navigations: list[tuple[str, str]] = []
@@ -492,6 +493,14 @@ class Tab:
 
     def _timeout(self, timeout: float | None) -> float:
         return self.browser.navigation_timeout if timeout is None else timeout
+
+    def extension(self, kind: type[_E], make: Callable[[], _E] | None = None) -> _E:
+        """The tab's one `kind` (ElementIndex, Worlds, NetworkTracker, …), made on first use by `make()` or
+        `kind(tab)`; it lives as long as the tab. One home for the per-tab state of the layers above."""
+        found = self.extensions.get(kind)
+        if not isinstance(found, kind):
+            found = self.extensions[kind] = make() if make is not None else kind(self)  # type: ignore[call-arg]
+        return found
 
     def check_open(self) -> None:
         """Raise TargetClosedError once the tab or its session is gone, so a call fails fast instead of timing out."""

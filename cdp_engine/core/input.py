@@ -8,7 +8,7 @@ mouseReleased pipelined in one window: Chromium handles a session's input in ord
 hover effects run before the press hit-tests, and the move costs no frame of its own (awaited alone
 it is answered after the next frame, ~17 ms). Inside an out-of-process frame an optional check makes
 sure the press reached the frame. Mouse position, pressed buttons and held modifier keys are
-kept per tab (`InputState.of(tab)`, in `tab.extensions`), so raw down/move/up sequences carry the
+kept per tab (`InputState.of(tab)`, a `tab.extension`), so raw down/move/up sequences carry the
 right `buttons` bitmask and a click while a modifier is held is a modified click. Key events all
 come from the one key table in `keys.py`.
 
@@ -21,15 +21,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError
 from . import keys, scripts
 
 log = logging.getLogger("cdp_engine")
+_E = TypeVar("_E")
 
 BUTTONS = {"left": 1, "right": 2, "middle": 4, "none": 0}
 NOT_VISIBLE = "not_visible"
@@ -55,8 +56,7 @@ class InputTab(Protocol):
     @property
     def session(self) -> CDPSession: ...
 
-    @property
-    def extensions(self) -> dict[str, Any]: ...
+    def extension(self, kind: type[_E], make: Callable[[], _E] | None = None) -> _E: ...
 
 
 class Target(Protocol):
@@ -99,10 +99,7 @@ class InputState:
     @classmethod
     def of(cls, tab: InputTab) -> InputState:
         """The tab's one input state (created on first use; it lives as long as the tab)."""
-        state = tab.extensions.get("input")
-        if not isinstance(state, cls):
-            state = tab.extensions["input"] = cls()
-        return state
+        return tab.extension(cls, cls)
 
 
 def input_state(tab: InputTab) -> InputState:

@@ -65,7 +65,6 @@ NET_ERRORS: dict[str, str] = {
 ABORTED = "net::ERR_ABORTED"  # an aborted navigation (a download, a stop) commits no error page
 ERROR_PAGE_GRACE = 2.0  # seconds a failed navigation's error page gets to commit (it takes ~20 ms)
 ABORT_GRACE = 1.0  # seconds an aborted step gets to report its end before it is let go
-GUARD_KEY = "navigation_guard"  # its place in tab.extensions
 
 
 class _Guard:
@@ -82,10 +81,7 @@ class _Guard:
 
     @classmethod
     def of(cls, tab: Tab) -> _Guard:
-        guard = tab.extensions.get(GUARD_KEY)
-        if not isinstance(guard, cls):
-            guard = tab.extensions[GUARD_KEY] = cls(tab)
-        return guard
+        return tab.extension(cls)
 
     async def arm(self, timeout: float) -> None:
         """Hold the main frame's document responses from now on; without a side session, nothing is held

@@ -89,12 +89,11 @@ class SettleOptions:
     @classmethod
     def of(cls, tab: Tab) -> SettleOptions:
         """The tab's options (the defaults unless `use` set others)."""
-        options = tab.extensions.get("settle_options")
-        return options if isinstance(options, cls) else cls()
+        return tab.extension(cls, cls)
 
     def use(self, tab: Tab) -> None:
         """Make these the options of every settle on the tab, whichever surface acts."""
-        tab.extensions["settle_options"] = self
+        tab.extensions[SettleOptions] = self
 
 
 @dataclass
@@ -152,10 +151,7 @@ class NetworkTracker:
     @classmethod
     def of(cls, tab: Tab) -> NetworkTracker:
         """The tab's one tracker (created on first use; it lives as long as the tab)."""
-        tracker = tab.extensions.get("network_tracker")
-        if not isinstance(tracker, cls):
-            tracker = tab.extensions["network_tracker"] = cls(tab)
-        return tracker
+        return tab.extension(cls)
 
     def __init__(self, tab: Tab) -> None:
         self.tab = tab

@@ -35,10 +35,7 @@ class Worlds:
     @classmethod
     def of(cls, tab: Tab) -> Worlds:
         """The tab's worlds (created on first use; they live as long as the tab)."""
-        worlds = tab.extensions.get("worlds")
-        if not isinstance(worlds, cls):
-            worlds = tab.extensions["worlds"] = cls(tab)
-        return worlds
+        return tab.extension(cls)
 
     def __init__(self, tab: Tab) -> None:
         self.tab = tab

@@ -86,10 +86,7 @@ class ElementIndex:
     @classmethod
     def of(cls, tab: Tab) -> ElementIndex:
         """The tab's element index (created on first use; it lives as long as the tab)."""
-        index = tab.extensions.get("element_index")
-        if not isinstance(index, cls):
-            index = tab.extensions["element_index"] = cls(tab)
-        return index
+        return tab.extension(cls)
 
     def __init__(self, tab: Tab) -> None:
         self.tab = tab
