@@ -106,6 +106,53 @@ async def test_a_handler_that_removes_the_focused_button_makes_its_change_at_onc
     assert tab.last_timings["settle_changed"] == 1.0 and tab.last_timings["settle_continued"] == 0.0
 
 
+async def _pressed_scroll(tab: cdp_engine.Tab, url: str) -> list[Any]:
+    """Press each scrolling key through the settle; scrollY right after each settle, then once settled for good."""
+    from cdp_engine.core import input
+    from cdp_engine.index.element_index import ElementIndex
+
+    await tab.goto(url)
+    index = ElementIndex.of(tab)
+    seen = []
+    for key in ("PageDown", "ArrowDown", " ", "End", "Home"):
+        await index.settle(input.press(tab, key))
+        seen.append(await tab.evaluate("scrollY"))
+    return seen
+
+
+TALL = "<div style='height: 20000px'>tall</div>"
+SCROLLED = [630, 670, 1300, 19296, 0]  # a 720 px high viewport: a page, an arrow's 40 px, a page, the end, the top
+
+
+async def test_a_key_that_scrolls_is_waited_for(tab: cdp_engine.Tab, site: Any) -> None:
+    assert await _pressed_scroll(tab, site.add(path("keys"), TALL)) == SCROLLED
+
+
+async def test_a_key_that_scrolls_smoothly_is_waited_for_to_its_end(site: Any, tmp_path: Any) -> None:
+    # A browser the engine attaches to may animate key scrolls (~150 ms): the settle waits for scrollend.
+    from cdp_engine.cdp.launcher import find_chromium
+
+    proc = await asyncio.create_subprocess_exec(
+        find_chromium(), "--headless=new", "--no-sandbox", "--remote-debugging-port=0", f"--user-data-dir={tmp_path}",
+        "--window-size=1280,720", "about:blank", stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert proc.stderr is not None
+        async with asyncio.timeout(30):
+            line = b""
+            while not line.startswith(b"DevTools listening on "):
+                line = await proc.stderr.readline()
+                assert line, "Chromium exited before DevTools started"
+        async with cdp_engine.connect(line.decode().removeprefix("DevTools listening on ").strip()) as browser:
+            context = await browser.new_context()
+            tab = await context.new_tab()
+            assert await _pressed_scroll(tab, site.add(path("keys-smooth"), TALL)) == SCROLLED
+            await context.close()
+    finally:
+        proc.kill()
+        await proc.wait()
+
+
 async def test_the_read_sent_behind_the_look_is_the_state_only_when_the_look_ended_at_once(
     tab: cdp_engine.Tab, site: Any
 ) -> None:

@@ -71,6 +71,9 @@ DEFAULT_FLAGS = (
     "--mute-audio",
     "--hide-scrollbars",
     "--disable-quic",
+    # A key or wheel scroll lands at once instead of animating for ~150 ms: the state after it shows where the
+    # page went without the settle sitting out the animation (core/settle.py waits for scrollend either way).
+    "--disable-smooth-scrolling",
 )
 DISABLED_FEATURES = (
     "Translate",

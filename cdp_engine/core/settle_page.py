@@ -61,6 +61,23 @@ _STATE = """const g = globalThis; let s = g.__cdpEngineSettle;
       s.wheel = {n: s.wheels, ends: s.scrollEnds, event: e, scrolls};
     };
     addEventListener('scrollend', () => { s.scrollEnds++; if (s.wake) s.wake(); }, {capture: true, passive: true});
+    // A key that scrolls (PageDown, Space, arrows, Home, End) does so after its keydown, smoothly: noted the same
+    // way, so the look waits for that scroll to end too; not in a field, a select or an editable region (the key
+    // edits there), nor Space on a button or summary (it activates them).
+    const KEYS = {PageDown: [0, 1], PageUp: [0, -1], ArrowDown: [0, 1], ArrowUp: [0, -1], ArrowRight: [1, 0],
+                  ArrowLeft: [-1, 0], End: [0, 1], Home: [0, -1], ' ': [0, 1]};
+    addEventListener('keydown', (e) => {
+      const d = KEYS[e.key], t = e.target;
+      if (!e.isTrusted || !d || e.ctrlKey || e.altKey || e.metaKey) return;
+      if (t && t.nodeType === 1 && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName)
+          || (e.key === ' ' && /^(BUTTON|SUMMARY)$/.test(t.tagName)))) return;
+      s.wheels++;
+      let scrolls = false;
+      try {
+        scrolls = room(t && t.nodeType === 1 ? t : document.scrollingElement, d[0], e.key === ' ' && e.shiftKey ? -1 : d[1]);
+      } catch (x) { /* no wait */ }
+      s.wheel = {n: s.wheels, ends: s.scrollEnds, event: e, scrolls};
+    }, {capture: true, passive: true});
   }"""
 
 # Installed in each new document's world as it commits, so the first action there knows the page's past.
