@@ -843,7 +843,11 @@ class BrowserContext:
 
     @property
     def tabs(self) -> list[Tab]:
-        return [t for t in self.browser.tabs.values() if t.context_id == self.id or (self.id is None and t.context_id == self.browser.default_context_id)]
+        if self.id is not None:
+            return [t for t in self.browser.tabs.values() if t.context_id == self.id]
+        # The default context: tabs Chromium reports in the profile's context (or in none).
+        default = (None, self.browser.default_context_id, self.browser.profile_context_id)
+        return [t for t in self.browser.tabs.values() if t.context_id in default]
 
     async def new_tab(self, url: str | None = None, **goto_kwargs: Any) -> Tab:
         return await self.browser.new_tab(url, context=self, **goto_kwargs)

@@ -446,17 +446,22 @@ def _key(path: str, key: str, table: Mapping[str, Any], section: str | None) -> 
 
 def _check(command: str, settings: Settings) -> None:
     """Cross-option checks that need no browser: an executable that was named must exist; a server's host."""
-    if "executable" in settings.given and command in BROWSER_COMMANDS and command != "doctor":
+    if "executable" in settings.given and command in BROWSER_COMMANDS and command != "doctor" and not settings.endpoint:
         try:
             find_chromium(settings.executable)
         except BrowserNotFoundError as exc:
             raise OptionError("--executable", f"{settings.sources['executable']}: {exc}") from None
     if settings.endpoint is not None:
-        for name in ("user_data_dir", "executable", "transport"):
-            if name in settings.given:
+        for name in ("user_data_dir", "executable", "transport", "isolation"):
+            source = settings.sources.get(name, "")
+            # A profile or process of its own is refused from anywhere; a browser named in the environment is
+            # only passed over (it may be set for every command), one named on the command line is refused.
+            if source and (name in ("user_data_dir", "isolation") or source.startswith("--")):
+                if name == "isolation" and settings.isolation != "process":
+                    continue
                 raise OptionError(
-                    _flag_of(name), f"{settings.sources[name]}: does not apply to an attached browser (--cdp-url or "
-                    "--auto-connect): it keeps its own executable, profile and transport",
+                    _flag_of(name), f"{source}: does not apply to an attached browser (--cdp-url or --auto-connect): "
+                    "it keeps its own executable, profile and transport",
                 )  # fmt: skip
     if settings.cdp_header and settings.endpoint is None:
         raise OptionError("--cdp-header", f"{settings.sources['cdp_header']}: only applies with --cdp-url")

@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator, Awaitable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from ..core import storage
 from ..core.browser import Browser, BrowserContext, Tab
 from ..core.lifecycle import WaitUntil
 from ..core.liveness import bounded
@@ -68,6 +69,7 @@ class BrowserEnv:
     new context needs a new renderer process, the one slow part of a reset; the old context is
     disposed in the background. ``step_timeout`` / ``reset_timeout``: each call's one overall deadline
     (default navigation_timeout + command_timeout, act()'s; see docs/architecture.md#deadlines). ``allowed_origins`` / ``blocked_origins``: what an episode may reach, redirects and popups too (docs/policies.md).
+    ``storage_state``: saved logins (a path or dict, `context.storage_state()`'s) every episode starts with.
     """
 
     def __init__(
@@ -86,8 +88,11 @@ class BrowserEnv:
         step_timeout: float | None = None,
         reset_timeout: float | None = None,
         allowed_origins: Iterable[str] = (), blocked_origins: Iterable[str] = (),
+        storage_state: storage.Source | None = None,
     ) -> None:
         self.browser = browser
+        # Saved logins every episode's context starts with (checked now: a malformed one fails here, not at a reset).
+        self.initial_state = storage.load(storage_state) if storage_state is not None else None
         self.navigation_policy = origin_policy(allowed_origins, blocked_origins, "pass BrowserEnv(allowed_origins=...)")
         default = browser.navigation_timeout + browser.connection.default_timeout
         self.step_timeout = default if step_timeout is None else step_timeout
@@ -111,7 +116,7 @@ class BrowserEnv:
         self._owns_browser = False
         self._closed = False
         self.prewarm = prewarm
-        self._pool = ContextPool(browser)
+        self._pool = ContextPool(browser, self.initial_state)
         self._tabs = EpisodeTabs(browser, self._capture_format, self._timer.add, self._pool.background)
         self._actions = BGymActions(browser, self._tabs)
 
@@ -119,17 +124,34 @@ class BrowserEnv:
 
     @classmethod
     async def launch(cls, launch_options: Mapping[str, Any] | None = None, **env_options: Any) -> BrowserEnv:
-        """An environment on its own new Chromium (closed with the environment)."""
-        env = cls(await launch(**dict(launch_options or {})), **env_options)
+        """An environment on its own new Chromium (closed with the environment).
+
+        With launch_options `user_data_dir` (a persistent profile) and no `storage_state`, every episode's
+        context starts with the profile's cookies as they were at launch; episodes stay isolated and
+        write nothing back to the profile."""
+        browser = await launch(**dict(launch_options or {}))
+        try:
+            if (launch_options or {}).get("user_data_dir") and env_options.get("storage_state") is None:
+                env_options["storage_state"] = await browser.default_context.storage_state()
+            env = cls(browser, **env_options)
+        except BaseException:
+            await browser.close()
+            raise
         env._owns_browser = True
         return env
 
     @classmethod
     async def connect(
-        cls, endpoint: str, connect_options: Mapping[str, Any] | None = None, **env_options: Any
+        cls, endpoint: str | None = None, connect_options: Mapping[str, Any] | None = None, **env_options: Any
     ) -> BrowserEnv:
-        """An environment on a remote browser (ws:// or http://host:port); close() disposes only its contexts."""
-        env = cls(await connect(endpoint, **dict(connect_options or {})), **env_options)
+        """An environment on a running browser (ws://, http://host:port, or None / "auto": a local Chrome
+        found by its DevToolsActivePort); close() disposes only its contexts and leaves the browser running."""
+        browser = await connect(endpoint, **dict(connect_options or {}))
+        try:
+            env = cls(browser, **env_options)
+        except BaseException:
+            await browser.close()
+            raise
         env._owns_browser = True
         return env
 
@@ -162,6 +184,13 @@ class BrowserEnv:
     def last_teardown_ms(self) -> float:
         """How long disposing the last episode's context took."""
         return self._pool.last_teardown_ms
+
+    async def storage_state(self, *, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+        """The current episode's logins (context.storage_state: cookies, localStorage, sessionStorage), saved to
+        `path` (owner-only) when given; BrowserEnv(storage_state=...) loads them into later episodes."""
+        if self.context is None:
+            raise RuntimeError("no episode: call reset() first")
+        return await self.context.storage_state(path=path)
 
     async def tab_info(self) -> list[dict[str, Any]]:
         """The open tabs: index, url, title, active (the active tab's title read from its document)."""
