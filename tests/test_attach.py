@@ -253,3 +253,17 @@ async def test_a_profile_in_use_is_a_launch_error(chrome: UserChrome) -> None:
     with pytest.raises(LaunchError, match="in use by another running Chromium"):
         await cdp_engine.launch(user_data_dir=chrome.profile)
     assert chrome.running()
+
+
+async def test_the_default_context_lists_its_tabs(browser: cdp_engine.Browser) -> None:
+    """Regression: BrowserContext.tabs of the default context compared with a default_context_id nothing set, so
+    it listed none of the default context's tabs (storage_state and set_storage_state need them)."""
+    tab = await browser.new_tab()
+    try:
+        assert tab in browser.default_context.tabs
+        context = await browser.new_context()
+        other = await context.new_tab()
+        assert other not in browser.default_context.tabs and context.tabs == [other]
+        await context.close()
+    finally:
+        await tab.close()

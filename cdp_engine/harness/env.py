@@ -58,6 +58,23 @@ class _Timer:
         self.settle += report.settle_ms / 1000
 
 
+
+async def _owning(
+    cls: type[BrowserEnv], starting: Awaitable[Browser], env_options: dict[str, Any], profile_logins: bool
+) -> BrowserEnv:
+    """An environment that owns the browser being started (closed again if the environment cannot be made);
+    `profile_logins`: episodes start with the cookies of its persistent profile's default context."""
+    browser = await starting
+    try:
+        if profile_logins and env_options.get("storage_state") is None:
+            env_options["storage_state"] = await browser.default_context.storage_state()
+        env = cls(browser, **env_options)
+    except BaseException:
+        await browser.close()
+        raise
+    env._owns_browser = True
+    return env
+
 class BrowserEnv:
     """A gym-style environment on one browser: every episode in a fresh, isolated browser context.
 
@@ -69,7 +86,6 @@ class BrowserEnv:
     new context needs a new renderer process, the one slow part of a reset; the old context is
     disposed in the background. ``step_timeout`` / ``reset_timeout``: each call's one overall deadline
     (default navigation_timeout + command_timeout, act()'s; see docs/architecture.md#deadlines). ``allowed_origins`` / ``blocked_origins``: what an episode may reach, redirects and popups too (docs/policies.md).
-    ``storage_state``: saved logins (a path or dict, `context.storage_state()`'s) every episode starts with.
     """
 
     def __init__(
@@ -91,8 +107,7 @@ class BrowserEnv:
         storage_state: storage.Source | None = None,
     ) -> None:
         self.browser = browser
-        # Saved logins every episode's context starts with (checked now: a malformed one fails here, not at a reset).
-        self.initial_state = storage.load(storage_state) if storage_state is not None else None
+        self.initial_state = storage.load(storage_state) if storage_state is not None else None  # checked now
         self.navigation_policy = origin_policy(allowed_origins, blocked_origins, "pass BrowserEnv(allowed_origins=...)")
         default = browser.navigation_timeout + browser.connection.default_timeout
         self.step_timeout = default if step_timeout is None else step_timeout
@@ -124,36 +139,15 @@ class BrowserEnv:
 
     @classmethod
     async def launch(cls, launch_options: Mapping[str, Any] | None = None, **env_options: Any) -> BrowserEnv:
-        """An environment on its own new Chromium (closed with the environment).
-
-        With launch_options `user_data_dir` (a persistent profile) and no `storage_state`, every episode's
-        context starts with the profile's cookies as they were at launch; episodes stay isolated and
-        write nothing back to the profile."""
-        browser = await launch(**dict(launch_options or {}))
-        try:
-            if (launch_options or {}).get("user_data_dir") and env_options.get("storage_state") is None:
-                env_options["storage_state"] = await browser.default_context.storage_state()
-            env = cls(browser, **env_options)
-        except BaseException:
-            await browser.close()
-            raise
-        env._owns_browser = True
-        return env
+        """An environment on its own new Chromium, closed with it (a `user_data_dir`: see docs/harness.md)."""
+        return await _owning(cls, launch(**dict(launch_options or {})), env_options, bool((launch_options or {}).get("user_data_dir")))
 
     @classmethod
     async def connect(
         cls, endpoint: str | None = None, connect_options: Mapping[str, Any] | None = None, **env_options: Any
     ) -> BrowserEnv:
-        """An environment on a running browser (ws://, http://host:port, or None / "auto": a local Chrome
-        found by its DevToolsActivePort); close() disposes only its contexts and leaves the browser running."""
-        browser = await connect(endpoint, **dict(connect_options or {}))
-        try:
-            env = cls(browser, **env_options)
-        except BaseException:
-            await browser.close()
-            raise
-        env._owns_browser = True
-        return env
+        """An environment on a running browser (ws://, http://host:port, None / "auto"); close() detaches."""
+        return await _owning(cls, connect(endpoint, **dict(connect_options or {})), env_options, False)
 
     # ----- tabs of the episode (kept by EpisodeTabs) ------------------------------------------
 
@@ -186,8 +180,7 @@ class BrowserEnv:
         return self._pool.last_teardown_ms
 
     async def storage_state(self, *, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-        """The current episode's logins (context.storage_state: cookies, localStorage, sessionStorage), saved to
-        `path` (owner-only) when given; BrowserEnv(storage_state=...) loads them into later episodes."""
+        """The current episode's logins (context.storage_state()), saved owner-only to `path` when given."""
         if self.context is None:
             raise RuntimeError("no episode: call reset() first")
         return await self.context.storage_state(path=path)

@@ -53,6 +53,10 @@ CAMOUFOX_OPTIONS = (
     "humanize", "block_webrtc", "block_webgl", "camoufox_os", "geoip", "firefox_user_prefs", "camoufox_args",
     "enable_cache", "ff_version",
 )  # fmt: skip
+ATTACHED_NO_PROCESS = (
+    "This server is attached to a running browser (cdp_url): every instance is a context in it, so profile_dir and "
+    "another headless mode are not available."
+)
 STATIC_RESOURCE_TYPES = frozenset({"image", "font", "stylesheet", "media", "manifest"})
 # Idle time-to-live of an instance over streamable HTTP when BROWSER_MCP_IDLE_TTL_SECONDS is not set: several
 # clients share the server there and one that goes away without destroying must not hold its slots forever. The
@@ -797,7 +801,7 @@ class InstanceManager:
         self.close_failed: list[dict[str, Any]] = []
         self._reaper: asyncio.Task[None] | None = None
         self._policies: Policies | None = None
-        self._default_reserved = False  # a default-context instance is being created
+        self.default_reserved = False  # a default-context instance is being created
         if browser is not None:
             self._watch(browser)
 
@@ -825,26 +829,9 @@ class InstanceManager:
                 return
 
     async def _launch(
-        self, *, headless: bool, extra_args: list[str], window: tuple[int, int] | None,
-        user_data_dir: str | None = None,
-    ) -> Browser:  # fmt: skip
-        navigation, command = self.config.navigation_timeout, self.config.command_timeout
-        try:
-            if self.config.cdp_url is not None and user_data_dir is None and not extra_args:
-                return await connect(
-                    self.config.cdp_url, headers=self.config.cdp_headers, window_size=window or self.config.window,
-                    navigation_timeout=navigation, command_timeout=command,
-                )  # fmt: skip
-            return await launch(
-                self.config.executable,
-                headless=headless,
-                args=extra_args,
-                window_size=window or self.config.window,
-                user_data_dir=user_data_dir,
-                navigation_timeout=navigation, command_timeout=command,
-            )  # fmt: skip
-        except BrowserNotFoundError as exc:
-            raise ToolError("binary_not_found", f"Chromium could not be found: {exc}") from None
+        self, *, headless: bool, extra_args: list[str], window: tuple[int, int] | None, user_data_dir: str | None = None
+    ) -> Browser:
+        return await _start_browser(self.config, headless, extra_args, window, user_data_dir)
 
     async def shared_browser(self) -> Browser:
         async with self._shared_lock:
@@ -953,13 +940,9 @@ class InstanceManager:
         headless = self.config.headless if opts.headless is None else bool(opts.headless)
         dedicated = self.config.isolation == "process" or opts.profile_dir is not None or headless != self.config.headless
         if dedicated and self.config.cdp_url is not None:
-            raise ToolError(
-                "unsupported_capability",
-                "This server is attached to a running browser (cdp_url): every instance is a context in it, so "
-                "profile_dir and another headless mode are not available.",
-            )
+            raise ToolError("unsupported_capability", ATTACHED_NO_PROCESS)
         if not dedicated and self.config.in_default_context:
-            return await self._default_context_instance(name, opts)
+            return await _default_context_instance(self, name, opts)
         if not dedicated:
             browser = await self.shared_browser()
             proxy = opts.proxy or {}
@@ -990,41 +973,6 @@ class InstanceManager:
         except BaseException:
             await browser.close()
             raise
-
-    async def _default_context_instance(self, name: str, opts: InstanceOptions) -> Instance:
-        """An instance in the shared browser's own context: its tabs (the user's, when attached) are its pages
-        from the start; one such instance at a time, as they would share every tab."""
-        if opts.proxy:
-            raise ToolError("unsupported_capability", "A proxy needs a fresh context; this server works in the browser's own.")
-        holder = next((i.name for i in self.instances.values() if i.shares_default_context), None)
-        if holder is not None or self._default_reserved:
-            raise ToolError(
-                "profile_dir_in_use",
-                f"The browser's own context is in use by instance '{holder or 'being created'}' (one instance works there "
-                "at a time); destroy it first.",
-            )
-        self._default_reserved = True
-        try:
-            browser = await self.shared_browser()
-            context = browser.default_context
-            if context.navigation_policy is None:
-                await context.set_navigation_policy(self.policies.navigation.request_guard)
-            instance = Instance(self, name, browser, context, owns_browser=False, options=opts)
-            for tab in context.tabs:
-                if not tab.closed:
-                    instance.adopt(tab)
-            instance.selected = instance.pages[0] if instance.pages else None
-            await asyncio.gather(*[page.ready for page in instance.pages])
-            return instance
-        finally:
-            self._default_reserved = False
-
-    async def _leave_default_context(self, instance: Instance) -> None:
-        """Destroying a default-context instance: close the tabs it opened; the user's stay, as they were."""
-        for page in list(instance.pages):
-            page.tab.dialog_policy = instance.browser.dialog_policy
-        mine = [tab for tab in instance.context.tabs if tab.target_id in instance.opened and not tab.closed]
-        await asyncio.gather(*[tab.close(timeout=self.config.close_timeout) for tab in mine], return_exceptions=True)
 
     def resolve(self, name: str, owner: str | None = None) -> Instance:
         """The live instance called `name`; instance_not_found or instance_crashed (evicted in the background)."""
@@ -1075,7 +1023,7 @@ class InstanceManager:
                         self._unsubscribe.pop(id(instance.browser), lambda: None)()
                         await instance.browser.close()
                     elif instance.shares_default_context:
-                        await self._leave_default_context(instance)
+                        await _leave_default_context(instance, self.config.close_timeout)
                     else:
                         await instance.context.close()
             except (TimeoutError, CDPEngineError) as exc:
@@ -1129,3 +1077,59 @@ class InstanceManager:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+async def _default_context_instance(manager: InstanceManager, name: str, opts: InstanceOptions) -> Instance:
+    """An instance in the shared browser's own context: its tabs (the user's, when attached) are its pages from
+    the start; one such instance at a time, as they would share every tab."""
+    if opts.proxy:
+        raise ToolError("unsupported_capability", "A proxy needs a fresh context; this server works in the browser's own.")
+    holder = next((i.name for i in manager.instances.values() if i.shares_default_context), None)
+    if holder is not None or manager.default_reserved:
+        raise ToolError(
+            "profile_dir_in_use",
+            f"The browser's own context is in use by instance '{holder or 'being created'}' (one instance works there "
+            "at a time); destroy it first.",
+        )
+    manager.default_reserved = True
+    try:
+        browser = await manager.shared_browser()
+        context = browser.default_context
+        if context.navigation_policy is None:
+            await context.set_navigation_policy(manager.policies.navigation.request_guard)
+        instance = Instance(manager, name, browser, context, owns_browser=False, options=opts)
+        for tab in context.tabs:
+            if not tab.closed:
+                instance.adopt(tab)
+        instance.selected = instance.pages[0] if instance.pages else None
+        await asyncio.gather(*[page.ready for page in instance.pages])
+        return instance
+    finally:
+        manager.default_reserved = False
+
+
+async def _leave_default_context(instance: Instance, timeout: float) -> None:
+    """Destroying a default-context instance: close the tabs it opened; the user's stay, as they were."""
+    for page in list(instance.pages):
+        page.tab.dialog_policy = instance.browser.dialog_policy
+    mine = [tab for tab in instance.context.tabs if tab.target_id in instance.opened and not tab.closed]
+    await asyncio.gather(*[tab.close(timeout=timeout) for tab in mine], return_exceptions=True)
+
+
+async def _start_browser(
+    config: Config, headless: bool, extra_args: list[str], window: tuple[int, int] | None, user_data_dir: str | None
+) -> Browser:
+    """The shared browser (attached to config.cdp_url when set, else launched) or an instance's own Chromium."""
+    navigation, command = config.navigation_timeout, config.command_timeout
+    try:
+        if config.cdp_url is not None and user_data_dir is None and not extra_args:
+            return await connect(
+                config.cdp_url, headers=config.cdp_headers, window_size=window or config.window,
+                navigation_timeout=navigation, command_timeout=command,
+            )  # fmt: skip
+        return await launch(
+            config.executable, headless=headless, args=extra_args, window_size=window or config.window,
+            user_data_dir=user_data_dir, navigation_timeout=navigation, command_timeout=command,
+        )  # fmt: skip
+    except BrowserNotFoundError as exc:
+        raise ToolError("binary_not_found", f"Chromium could not be found: {exc}") from None
