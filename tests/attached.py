@@ -11,11 +11,12 @@ import contextlib
 import os
 import signal
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import aiohttp
-from procs import alive
+from procs import alive, live_processes_with
 
 from cdp_engine.cdp.discovery import read_active_port
 from cdp_engine.cdp.launcher import find_chromium
@@ -45,9 +46,14 @@ class UserChrome:
         return self.process.poll() is None and alive(self.process.pid)
 
     def stop(self) -> None:
+        """Kill the whole process group and check no process of this profile is left."""
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(10)
+        deadline = time.monotonic() + 10
+        while live_processes_with(f"--user-data-dir={self.profile}") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not live_processes_with(f"--user-data-dir={self.profile}"), "a Chromium process outlived the test"
 
 
 async def start_user_chrome(profile: Path, *urls: str, timeout: float = 30.0) -> UserChrome:

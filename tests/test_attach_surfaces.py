@@ -120,6 +120,21 @@ async def test_cli_attach_to_nothing_is_one_line_and_status_1() -> None:
     assert "cannot attach" in err and "--remote-debugging-port" in err
 
 
+async def test_doctor_checks_the_browser_to_attach_to(chrome: UserChrome) -> None:
+    _code, out, _err = await _cli("doctor", "--json", "--cdp-url", chrome.http_url)
+    report = orjson.loads(out)
+    assert report["attach"]["ok"] is True and report["attach"]["product"], report["attach"]
+    assert "launch" not in report["chromium"]  # attaching: no browser of its own is started
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    code, out, _err = await _cli("doctor", "--json", "--cdp-url", f"http://127.0.0.1:{port}")
+    report = orjson.loads(out)
+    assert code == 1 and report["attach"]["ok"] is False
+    assert any("no browser to attach to" in p["what"] and "--remote-debugging-port" in p["fix"] for p in report["problems"])
+    assert chrome.running()
+
+
 # ===== the HTTP service ===========================================================================
 
 
