@@ -12,6 +12,7 @@ import os
 import stat
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -114,6 +115,47 @@ async def test_connect_sends_extra_headers_for_hosted_browsers(chrome: UserChrom
     finally:
         await runner.cleanup()
     assert seen == ["k-123"]
+
+
+async def test_the_websocket_handshake_carries_the_headers_too(chrome: UserChrome) -> None:
+    """A hosted browser checks its key on the websocket itself: a proxy that refuses handshakes without it."""
+    import aiohttp
+
+    seen: list[str] = []
+
+    async def devtools(request: web.Request) -> web.StreamResponse:
+        seen.append(request.headers.get("X-Api-Key", ""))
+        if request.headers.get("X-Api-Key") != "k-9":
+            return web.Response(status=403, text="no key")
+        client = web.WebSocketResponse(max_msg_size=0)
+        await client.prepare(request)
+        async with aiohttp.ClientSession() as http, http.ws_connect(chrome.ws_url, max_msg_size=0) as upstream:
+
+            async def pump(source: Any, sink: Any) -> None:
+                async for message in source:
+                    await sink.send_str(message.data)
+
+            await asyncio.wait(
+                [asyncio.ensure_future(pump(client, upstream)), asyncio.ensure_future(pump(upstream, client))],
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+        return client
+
+    app = web.Application()
+    app.router.add_get("/devtools/browser/hosted", devtools)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    server = web.TCPSite(runner, "127.0.0.1", 0)
+    await server.start()
+    url = f"ws://127.0.0.1:{runner.addresses[0][1]}/devtools/browser/hosted"
+    try:
+        with pytest.raises(AttachError, match="HTTP 403"):
+            await cdp_engine.connect(url, timeout=5)
+        async with cdp_engine.connect(url, headers={"X-Api-Key": "k-9"}) as browser:
+            assert browser.version.get("product")
+    finally:
+        await runner.cleanup()
+    assert seen == ["", "k-9"]
 
 
 async def test_bad_endpoints_are_attach_errors_with_a_clear_message(site: Site, tmp_path: Path) -> None:
