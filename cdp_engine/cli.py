@@ -31,7 +31,7 @@ class Command:
 def _demo(settings: Settings, _args: Any) -> int:
     from .demo import run_demo
 
-    state = asyncio.run(run_demo(headless=settings.headless, launch_options=settings.launch_kwargs()))
+    state = asyncio.run(run_demo(headless=settings.headless, launch_options=settings.browser_kwargs()))
     return 0 if "Region: us" in state["page_content"] else 1
 
 
@@ -42,16 +42,22 @@ def _state_arguments(parser: Any) -> None:
 
 
 def _state(settings: Settings, args: Any) -> int:
-    asyncio.run(_print_state(args.url, args.screenshot, args.wait_until, settings.launch_kwargs()))
+    asyncio.run(_print_state(args.url, args.screenshot, args.wait_until, settings))
     return 0
 
 
-async def _print_state(url: str, screenshot: str, wait_until: Any, launch_options: dict[str, Any]) -> None:
+async def _print_state(url: str, screenshot: str, wait_until: Any, settings: Settings) -> None:
     from .index.element_index import ElementIndex
-    from .index.tab import launch
+    from .index.tab import open_browser
 
-    async with launch(**launch_options) as browser:
-        tab = await browser.new_tab()
+    # Attached (--cdp-url), the tab opens in the browser's own context, with the user's logins, and is closed
+    # again on exit; --storage-state loads saved logins into a fresh context instead.
+    async with open_browser(**settings.browser_kwargs()) as browser:
+        if settings.storage_state is not None:
+            context = await browser.new_context(storage_state=settings.storage_state)
+            tab = await context.new_tab()
+        else:
+            tab = await browser.new_tab()
         await tab.goto(url, wait_until=wait_until)
         shot: bool | str = False if screenshot == "none" else screenshot
         state = await ElementIndex.of(tab).state(screenshot=shot)
@@ -87,6 +93,11 @@ def _mcp(settings: Settings, _args: Any) -> int:
             allowed_origins=settings.allowed_origins,
             blocked_origins=settings.blocked_origins,
             allowed_schemes=tuple(sorted(SERVER_SCHEMES | set(settings.allow_scheme))) if settings.allow_scheme else None,
+            cdp_url=settings.endpoint,
+            cdp_headers=settings.browser_kwargs().get("headers"),
+            default_context=settings.default_context,
+            user_data_dir=settings.user_data_dir,
+            storage_state=settings.storage_state,
         )
     except ValueError as exc:  # a BROWSER_MCP_* variable (the reference's names) with a bad value
         raise OptionError(str(exc).split("=", 1)[0], str(exc)) from None

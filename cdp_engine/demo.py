@@ -16,7 +16,7 @@ from aiohttp import web
 
 from .index.actions import IdempotencyGuard, find_element
 from .index.element_index import ElementIndex
-from .index.tab import launch
+from .index.tab import open_browser
 
 LOGIN = """<!doctype html><html><head><title>Acme login</title></head><body>
 <h1>Acme Console</h1>
@@ -95,12 +95,15 @@ async def run_demo(
 ) -> dict[str, Any]:
     """Run the agent loop end to end and print each step with its timings; returns the final state.
 
-    `launch_options` go to launch() (the command line's executable, viewport, transport)."""
+    `launch_options` go to open_browser() (the command line's executable, viewport, transport; or cdp_url)."""
     runner, url = await _site()
     guard = IdempotencyGuard()
     try:
         t0 = time.perf_counter()
-        async with launch(**{**(launch_options or {}), "headless": headless}) as browser:
+        options = dict(launch_options or {})
+        if "cdp_url" not in options:  # attached, the browser keeps its own mode
+            options["headless"] = headless
+        async with open_browser(**options) as browser:
             print(f"launched Chromium {browser.version.get('product', '')} in {(time.perf_counter() - t0) * 1000:.0f} ms", file=out)
             tab = await browser.new_tab()
             state = await ElementIndex.of(tab).act({"action": "navigate", "url": url}, screenshot=False)

@@ -25,7 +25,7 @@ from .cdp.launcher import CANDIDATES, INSTALL_HINT, find_chromium, install_paths
 from .core.options import Settings
 from .core.policies import INDEX_SCHEMES, SERVER_SCHEMES
 from .errors import CDPEngineError
-from .index.tab import launch
+from .index.tab import connect, launch
 from .version import __version__
 
 RUNTIME = ("websockets", "aiohttp", "orjson", "xxhash")
@@ -39,7 +39,8 @@ def report(settings: Settings, *, launch: bool = True) -> dict[str, Any]:
         "cdp_engine": {"version": __version__, "path": os.path.dirname(os.path.abspath(__file__))},
         "python": {"version": platform.python_version(), "executable": sys.executable, "platform": sys.platform},
         "runtime_dependencies": _dependencies(problems),
-        "chromium": _chromium(settings, problems, launch),
+        "chromium": _chromium(settings, problems, launch and settings.endpoint is None),
+        "attach": _attach(settings, problems, launch),
         "transport": _transport(settings),
         "sandbox": _sandbox(),
         "policies": {
@@ -103,6 +104,33 @@ def _chromium(settings: Settings, problems: list[dict[str, str]], start: bool) -
                     "as root it runs with --no-sandbox; set CDP_ENGINE_CHROME to another build",
                 }
             )
+    return info
+
+
+def _attach(settings: Settings, problems: list[dict[str, str]], start: bool) -> dict[str, Any] | None:
+    """With --cdp-url / --auto-connect: whether the browser there answers (nothing of it is changed)."""
+    if settings.endpoint is None:
+        return None
+    info: dict[str, Any] = {"endpoint": settings.endpoint, "headers": sorted(n.split(":")[0] for n in settings.cdp_header)}
+    if not start:
+        return info
+
+    async def attempt() -> str:
+        kwargs = settings.browser_kwargs()
+        async with connect(kwargs["cdp_url"], headers=kwargs["headers"], timeout=10.0) as browser:
+            return str(browser.version.get("product", ""))
+
+    try:
+        info.update(ok=True, product=asyncio.run(attempt()))
+    except CDPEngineError as exc:
+        info.update(ok=False, error=" ".join(str(exc).split())[:500])
+        problems.append(
+            {
+                "what": f"no browser to attach to at {settings.endpoint}: {info['error']}",
+                "fix": "start Chrome with --remote-debugging-port=9222 and its own --user-data-dir (or switch remote "
+                "debugging on at chrome://inspect/#remote-debugging), then pass --cdp-url http://127.0.0.1:9222",
+            }
+        )
     return info
 
 
@@ -200,6 +228,10 @@ def show(result: dict[str, Any]) -> str:
             )
     else:
         lines.append("Chromium   NOT FOUND")
+    attach = result.get("attach")
+    if attach:
+        state = "" if "ok" not in attach else f": {attach['product']}" if attach["ok"] else f": does NOT answer: {attach['error']}"
+        lines.append(f"attach     {attach['endpoint']}{state}")
     transport = result["transport"]
     lines.append(f"transport  {transport['in_use']} (default {transport['default']}; pipe available: {'yes' if transport['pipe_available'] else 'no'})")
     lines.append(f"sandbox    {result['sandbox']['chromium_sandbox']}" + (f"; {result['sandbox']['note']}" if result["sandbox"].get("note") else ""))

@@ -21,6 +21,16 @@ class ConnectionClosedError(CDPEngineError):
     """The connection to the browser is gone; pending and future commands fail with this."""
 
 
+class AttachError(ConnectionClosedError):
+    """No browser could be reached at the endpoint given to connect() (or none was found to auto-connect to).
+
+    A ConnectionClosedError too: connect() raised that for a refused websocket before this class existed."""
+
+
+class StorageStateError(CDPEngineError):
+    """A storage state (saved cookies and storage) is malformed or cannot be read or written; nothing changed."""
+
+
 class TargetClosedError(ConnectionClosedError):
     """The tab, frame or worker the session was attached to has closed or crashed."""
 

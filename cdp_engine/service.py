@@ -37,7 +37,7 @@ from .core.browser import Browser, BrowserContext, Tab
 from .core.options import LOOPBACK_HOSTS, Settings, bind, run_command
 from .core.policies import SERVER_SCHEMES, Policies
 from .index.element_index import ElementIndex
-from .index.tab import launch
+from .index.tab import open_browser
 
 __all__ = ["LOOPBACK_HOSTS", "TIMINGS_HEADER", "create_app", "serve"]
 
@@ -70,8 +70,11 @@ def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -
 class _Service:
     """The one tab this service drives, created on startup and recreated if it closes or crashes."""
 
-    def __init__(self, browser: Browser, token: str, start_url: str | None, policies: Policies) -> None:
+    def __init__(
+        self, browser: Browser, token: str, start_url: str | None, policies: Policies, storage_state: Any = None
+    ) -> None:
         self.browser = browser
+        self.storage_state = storage_state
         self.token = token.encode()
         self.start_url = start_url
         self.policies = policies
@@ -81,7 +84,9 @@ class _Service:
 
     async def start(self, _app: web.Application) -> None:
         # Allowed or blocked origins: every document request of the context is checked (redirects, popups).
-        self.context = await self.browser.new_context(navigation_policy=self.policies.navigation.request_guard)
+        self.context = await self.browser.new_context(
+            navigation_policy=self.policies.navigation.request_guard, storage_state=self.storage_state
+        )
         self.tab_ = self._governed(await self.context.new_tab(self.start_url))
 
     def _governed(self, tab: Tab) -> Tab:
@@ -191,15 +196,18 @@ async def _action(request: web.Request) -> web.Response:
 
 
 def create_app(
-    browser: Browser, *, token: str, start_url: str | None = None, policies: Policies | None = None
+    browser: Browser, *, token: str, start_url: str | None = None, policies: Policies | None = None,
+    storage_state: str | dict[str, Any] | None = None,
 ) -> web.Application:
     """The HTTP app over one new tab (in its own context) of `browser`; the tab opens on app startup.
 
-    `policies` default to Policies.for_service(): navigate reaches http(s), about: and data: only."""
+    `policies` default to Policies.for_service(): navigate reaches http(s), about: and data: only.
+    `storage_state`: saved logins (a path or a dict) loaded into the service's context. `browser` may be
+    one the caller attached to (connect()): the service's context is its own and is disposed on cleanup."""
     if not token:
         raise ValueError("token must be a non-empty string")
     app = web.Application(middlewares=[_middleware], client_max_size=MAX_BODY)
-    service = _Service(browser, token, start_url, policies or Policies.for_service())
+    service = _Service(browser, token, start_url, policies or Policies.for_service(), storage_state)
     app[SERVICE] = service
     app.on_startup.append(service.start)
     app.on_cleanup.append(service.stop)
@@ -230,12 +238,14 @@ async def serve(
     blocked_origins: tuple[str, ...] = (),
     sock: socket.socket | None = None,
     launch_options: dict[str, Any] | None = None,
+    storage_state: str | None = None,
 ) -> None:
     """Launch a browser and serve the protocol until cancelled; prints a generated token once to stderr.
 
     Everything that can be wrong with the arguments is checked before Chromium starts: the host, an
     empty token, the origins (ValueError), the port (OptionError when it is in use; `sock`: a socket
-    already listening, as the command line binds it first). `launch_options` go to launch()."""
+    already listening, as the command line binds it first). `launch_options` go to open_browser(): launch()'s
+    arguments, or `cdp_url` (and `headers`) to attach to a running browser instead (Settings.browser_kwargs())."""
     _check_host(host, allow_remote)
     if token == "":
         raise ValueError("token must be a non-empty string")
@@ -250,8 +260,11 @@ async def serve(
         token = secrets.token_urlsafe(24)
         print(f"cdp-engine service token: {token}", file=sys.stderr, flush=True)
     try:
-        async with launch(**{"headless": headless, **(launch_options or {})}) as browser:
-            app = create_app(browser, token=token, start_url=start_url, policies=policies)
+        options = dict(launch_options or {})
+        if "cdp_url" not in options:
+            options = {"headless": headless, **options}
+        async with open_browser(**options) as browser:
+            app = create_app(browser, token=token, start_url=start_url, policies=policies, storage_state=storage_state)
             runner = web.AppRunner(app, access_log=None)
             await runner.setup()
             stop = asyncio.Event()
@@ -289,7 +302,8 @@ def run(settings: Settings, args: Any = None) -> int:
                 allowed_origins=settings.allowed_origins,
                 blocked_origins=settings.blocked_origins,
                 sock=sock,
-                launch_options=settings.launch_kwargs(),
+                launch_options=settings.browser_kwargs(),
+                storage_state=settings.storage_state,
             )
         )
     return 0

@@ -106,7 +106,14 @@ BAD = [
     (["serve", "--log-level", "loud"], {}, "--log-level", "debug"),
     (["mcp", "--isolation", "vm"], {}, "--isolation", "context"),
     (["mcp", "--max-instances", "0"], {}, "--max-instances", "positive"),
-    (["serve", "--cdp-url", "http://127.0.0.1:9222"], {}, "--cdp-url", "not available"),
+    (["state", "--cdp-url", "ftp://127.0.0.1/", "http://127.0.0.1:9/"], {}, "--cdp-url", "not a DevTools endpoint"),
+    (["serve"], {"CDP_ENGINE_CDP_URL": "localhost:9222"}, "--cdp-url", "CDP_ENGINE_CDP_URL"),
+    (["serve", "--cdp-url", "http://127.0.0.1:9222", "--user-data-dir", "/tmp/p"], {}, "--user-data-dir", "attached"),
+    (["mcp", "--auto-connect", "--isolation", "process"], {}, "--isolation", "attached"),
+    (["serve", "--cdp-header", "X-Key: k"], {}, "--cdp-header", "only applies with --cdp-url"),
+    (["mcp", "--cdp-url", "http://127.0.0.1:9222", "--cdp-header", "no colon"], {}, "--cdp-header", "Name: value"),
+    (["state", "--storage-state", "/nonexistent/state.json", "http://127.0.0.1:9/"], {}, "--storage-state", "cannot read"),
+    (["serve", "--storage-state", "/etc/hostname"], {}, "--storage-state", "not valid JSON"),
     (["mcp"], {"BROWSER_MCP_MAX_INSTANCES": "many"}, "BROWSER_MCP_MAX_INSTANCES", "not a valid value"),
 ]
 

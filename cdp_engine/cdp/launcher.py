@@ -13,14 +13,13 @@ import ctypes
 import os
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
-
-import aiohttp
 
 from ..errors import BrowserNotFoundError, LaunchError
 from .transport import PipeTransport, Transport, WebSocketTransport
@@ -186,6 +185,7 @@ class ChromiumProcess:
     transport: Transport
     executable: str
     ws_url: str | None = None
+    owns_profile: bool = True  # False for a persistent profile (user_data_dir=...): it outlives the process
     output: deque[str] = field(default_factory=lambda: deque(maxlen=200))
     _drain: asyncio.Task[None] | None = None
 
@@ -211,7 +211,8 @@ class ChromiumProcess:
             self._drain.cancel()
             with contextlib.suppress(BaseException):
                 await self._drain
-        await remove_profile(self.user_data_dir)
+        if self.owns_profile:
+            await remove_profile(self.user_data_dir)
 
 
 async def remove_profile(path: Path) -> None:
@@ -255,13 +256,19 @@ async def launch_process(
     window_size: tuple[int, int] = (1280, 720),
     extra_args: list[str] | tuple[str, ...] = (),
     timeout: float = 30.0,
+    user_data_dir: str | os.PathLike[str] | None = None,
 ) -> ChromiumProcess:
-    """Start Chromium with a fresh profile and return it connected through the chosen transport
-    (DEFAULT_TRANSPORT: the pipe; ws_url is set only for the websocket)."""
+    """Start Chromium and return it connected through the chosen transport (DEFAULT_TRANSPORT: the pipe;
+    ws_url is set only for the websocket). The profile is a fresh temporary folder, deleted when the
+    process stops, unless `user_data_dir` names a persistent one (made owner-only if new, never deleted)."""
     if transport not in ("websocket", "pipe"):
         raise ValueError(f"transport must be 'websocket' or 'pipe', not {transport!r}")
     binary = find_chromium(executable)
-    user_data_dir = Path(tempfile.mkdtemp(prefix="cdp-engine-"))
+    owns_profile = user_data_dir is None
+    if user_data_dir is None:
+        user_data_dir = Path(tempfile.mkdtemp(prefix="cdp-engine-"))
+    else:
+        user_data_dir = persistent_profile(user_data_dir)
     pipe = transport == "pipe"
     args = build_args(user_data_dir, headless=headless, pipe=pipe, window_size=window_size, extra_args=extra_args)
     env = dict(os.environ)
@@ -303,7 +310,8 @@ async def launch_process(
         for fd in fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
-        shutil.rmtree(user_data_dir, ignore_errors=True)
+        if owns_profile:
+            shutil.rmtree(user_data_dir, ignore_errors=True)
         raise
     output: deque[str] = deque(maxlen=200)
     exited = asyncio.get_running_loop().create_future()
@@ -318,12 +326,15 @@ async def launch_process(
             os.close(child_w)
             fds = []
             chromium = ChromiumProcess(
-                proc, user_data_dir, PipeTransport(to_browser_w, from_browser_r), binary, output=output, _drain=drain
-            )
+                proc, user_data_dir, PipeTransport(to_browser_w, from_browser_r), binary,
+                owns_profile=owns_profile, output=output, _drain=drain,
+            )  # fmt: skip
         else:
             ws_url = await _wait_for_devtools_url(user_data_dir, exited, output, new_line, timeout)
             ws = await WebSocketTransport.connect(ws_url, timeout=timeout)
-            chromium = ChromiumProcess(proc, user_data_dir, ws, binary, ws_url=ws_url, output=output, _drain=drain)
+            chromium = ChromiumProcess(
+                proc, user_data_dir, ws, binary, ws_url=ws_url, owns_profile=owns_profile, output=output, _drain=drain
+            )
     except BaseException:
         for fd in fds:
             with contextlib.suppress(OSError):
@@ -332,9 +343,47 @@ async def launch_process(
             os.killpg(proc.pid, signal.SIGKILL)
         await proc.wait()
         drain.cancel()
-        await remove_profile(user_data_dir)
+        if owns_profile:
+            await remove_profile(user_data_dir)
         raise
     return chromium
+
+
+def persistent_profile(path: str | os.PathLike[str]) -> Path:
+    """A persistent profile folder, made owner-only when new (it will hold cookies and saved logins); a LaunchError
+    when another running Chromium holds it (Chromium would hand the launch to that one and exit)."""
+    folder = Path(path).expanduser().absolute()
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LaunchError(f"user_data_dir {folder}: cannot make the profile folder ({exc.strerror or exc})") from None
+    if not folder.is_dir():
+        raise LaunchError(f"user_data_dir {folder}: not a folder")
+    holder = _profile_holder(folder)
+    if holder is not None:
+        raise LaunchError(
+            f"user_data_dir {folder} is in use by another running Chromium (process {holder}); close it, or "
+            "attach to it with connect() instead"
+        )
+    return folder
+
+
+def _profile_holder(folder: Path) -> int | None:
+    """The pid of a live Chromium on this host holding the profile (its SingletonLock: 'host-pid'), if any."""
+    try:
+        target = os.readlink(folder / "SingletonLock")
+    except OSError:
+        return None
+    host, _, pid = target.rpartition("-")
+    if not pid.isdigit() or host != socket.gethostname():
+        return None
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass
+    return int(pid)
 
 
 async def _drain_output(
@@ -379,22 +428,6 @@ async def _wait_for_devtools_url(
         raise LaunchError(
             f"Chromium did not open DevTools within {timeout:g} s:\n" + "\n".join(list(output)[-20:])
         ) from None
-
-
-async def discover_ws_url(endpoint: str, timeout: float = 10.0) -> str:
-    """ws:// endpoints are used as given; http://host:port is resolved through /json/version."""
-    if endpoint.startswith(("ws://", "wss://")):
-        return endpoint
-    if not endpoint.startswith(("http://", "https://")):
-        raise ValueError(f"endpoint must be ws://… or http://host:port, not {endpoint!r}")
-    url = endpoint.rstrip("/") + "/json/version"
-    async with (
-        aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout)) as http,
-        http.get(url) as response,
-    ):
-        response.raise_for_status()
-        info = await response.json(content_type=None)
-    return str(info["webSocketDebuggerUrl"])
 
 
 if sys.platform != "linux":  # PR_SET_PDEATHSIG is Linux-only; elsewhere rely on close().

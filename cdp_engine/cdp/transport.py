@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from websockets.asyncio.client import ClientConnection
@@ -40,11 +40,17 @@ class WebSocketTransport:
         self._reader: asyncio.Task[None] | None = None
 
     @classmethod
-    async def connect(cls, url: str, timeout: float = 10.0) -> WebSocketTransport:
+    async def connect(
+        cls, url: str, timeout: float = 10.0, headers: Mapping[str, str] | None = None
+    ) -> WebSocketTransport:
+        """`headers`: extra HTTP headers of the websocket handshake (a hosted browser's API key)."""
         ws = await asyncio.wait_for(
-            ws_connect(url, max_size=None, compression=None, ping_interval=None, open_timeout=timeout),
+            ws_connect(
+                url, max_size=None, compression=None, ping_interval=None, open_timeout=timeout,
+                additional_headers=dict(headers) if headers else None,
+            ),
             timeout,
-        )
+        )  # fmt: skip
         return cls(ws)
 
     def start(self, on_message: OnMessage, on_close: OnClose) -> None:

@@ -13,31 +13,33 @@ import base64
 import contextlib
 import itertools
 import logging
+import os
 import tempfile
-from collections.abc import Callable, Coroutine, Generator, Iterable
+from collections.abc import Callable, Coroutine, Generator, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from ..cdp.connection import CDPSession, Connection
+from ..cdp.discovery import candidate_urls, refusal
 from ..cdp.launcher import (
     DEFAULT_TRANSPORT,
     ChromiumProcess,
     TransportName,
-    discover_ws_url,
     launch_process,
     remove_profile,
 )
 from ..cdp.transport import WebSocketTransport
 from ..errors import (
+    AttachError,
     CDPEngineError,
-    ConnectionClosedError,
     NavigationError,
     NavigationTimeoutError,
     ProtocolError,
+    StorageStateError,
     TargetClosedError,
 )
-from . import files, network, scripts
+from . import files, network, scripts, storage
 from .lifecycle import SAME_DOCUMENT_TYPES, LifecycleWatcher, WaitUntil, check_wait_until
 from .policies import NavigationPolicy, PolicyError
 from .records import Dialog, Download, Frame, Response
@@ -249,6 +251,9 @@ class Tab:
         if frame.loader_id != info.get("loaderId"):
             frame.lifecycle.clear()
         frame.loader_id = info.get("loaderId", "")
+        origin = storage.origin_of(frame.url)
+        if origin is not None:
+            self.context.visited_origins.add(origin)  # storage_state() reads these origins' localStorage
         if frame.parent_id is None and "parentId" not in info:
             self.main_frame_id = frame.id
             self.url = frame.url
@@ -351,7 +356,11 @@ class Tab:
     async def configure(self, waiting: bool) -> None:
         """Enable the domains a tab needs and let it run; called once by the Browser when the tab attaches."""
         s = self.session
-        commands, tree_future = self._setup_commands(s, self.browser.init_scripts, waiting, self.browser.viewport_size)
+        # A tab an attached browser already had (not paused at its start) keeps its own size: the user's tabs
+        # are left as they were; tabs opened while attached, and every tab of a launched browser, get the viewport.
+        viewport = self.browser.viewport_size if waiting or self.browser.process is not None else None
+        scripts = [*self.browser.init_scripts, *self.context.init_scripts]
+        commands, tree_future = self._setup_commands(s, scripts, waiting, viewport)
         await asyncio.gather(*commands)
         tree = tree_future.result()["frameTree"]
         # The page may have run (and sent frame events) before this continuation: don't undo those events.
@@ -359,9 +368,14 @@ class Tab:
         self.main_frame_id = tree["frame"]["id"]
 
     @property
+    def context(self) -> BrowserContext:
+        """The context this tab belongs to (the default context when it is none this client created)."""
+        return self.browser.contexts.get(self.context_id or "") or self.browser.default_context
+
+    @property
     def navigation_policy(self) -> NavigationPolicy | None:
         """The origins this tab's navigations may reach: its context's policy, else the browser's (None: any)."""
-        context = self.browser.contexts.get(self.context_id or "") or self.browser.default_context
+        context = self.context
         if context.navigation_policy is not None:
             return context.navigation_policy
         return self.browser.navigation_policy
@@ -448,7 +462,7 @@ class Tab:
         if frame is not None:
             frame.session = session
         try:
-            scripts = [*self.browser.init_scripts, *self.init_scripts]
+            scripts = [*self.browser.init_scripts, *self.context.init_scripts, *self.init_scripts]
             commands, tree_future = self._setup_commands(session, scripts, waiting)
             await asyncio.gather(*commands)
             parent = self.frames.get(frame_id)
@@ -833,10 +847,16 @@ class BrowserContext:
         self.closed = False
         self.dialog_policy: DialogPolicy | None = None  # None: the browser's policy
         self.navigation_policy: NavigationPolicy | None = None  # None: the browser's (its origins)
+        self.init_scripts: list[str] = []  # run in every document of this context's tabs, besides the browser's
+        self.visited_origins: set[str] = set()  # http(s) origins its frames showed (storage_state reads them)
 
     @property
     def tabs(self) -> list[Tab]:
-        return [t for t in self.browser.tabs.values() if t.context_id == self.id or (self.id is None and t.context_id == self.browser.default_context_id)]
+        if self.id is not None:
+            return [t for t in self.browser.tabs.values() if t.context_id == self.id]
+        # The default context: tabs Chromium reports in the profile's context (or in none).
+        default = (None, self.browser.default_context_id, self.browser.profile_context_id)
+        return [t for t in self.browser.tabs.values() if t.context_id in default]
 
     async def new_tab(self, url: str | None = None, **goto_kwargs: Any) -> Tab:
         return await self.browser.new_tab(url, context=self, **goto_kwargs)
@@ -879,6 +899,81 @@ class BrowserContext:
                 if future is not None:
                     futures.append(future)
         await asyncio.gather(*futures)
+
+    async def storage_state(
+        self, *, path: str | os.PathLike[str] | None = None, timeout: float | None = None
+    ) -> dict[str, Any]:
+        """The context's logins, as Playwright's `context.storage_state(path=...)`: every cookie (httpOnly too),
+        the localStorage of each origin its tabs showed, and the sessionStorage of its open tabs
+        (core/storage.py has the format). Written to `path` when given, readable by this user only."""
+        cookies = [storage.saved_cookie(c) for c in await self.cookies()]
+        entries: dict[str, dict[str, Any]] = {}
+        for tab in self.tabs:
+            origin = storage.origin_of(tab.url)
+            if origin is None or origin in entries or tab.closed:
+                continue
+            with contextlib.suppress(CDPEngineError):
+                found = await tab.evaluate(storage.READ_SCRIPT, timeout=timeout, user_gesture=False)
+                if isinstance(found, dict) and found.get("origin") == origin:
+                    entries[origin] = found
+        others = sorted(self.visited_origins - set(entries))
+        for origin, found in (await self._on_origins(dict.fromkeys(others, storage.READ_SCRIPT), timeout)).items():
+            if isinstance(found, dict):
+                entries[origin] = {**found, "sessionStorage": []}  # a new tab has none of its own
+        origins = []
+        for origin in sorted(entries):
+            found = entries[origin]
+            entry = {"origin": origin, "localStorage": found.get("localStorage") or []}
+            if found.get("sessionStorage"):
+                entry["sessionStorage"] = found["sessionStorage"]
+            if entry["localStorage"] or "sessionStorage" in entry:
+                origins.append(entry)
+        state: dict[str, Any] = {"cookies": cookies, "origins": origins}
+        if path is not None:
+            storage.save(state, path)
+        return state
+
+    async def set_storage_state(self, source: storage.Source, *, timeout: float | None = None) -> None:
+        """Add a saved storage state (a file path or a dict) to this context: its cookies, the localStorage of
+        each origin, and sessionStorage for the origin's next documents. The whole state is checked first: a
+        malformed one is a StorageStateError and changes nothing."""
+        state = storage.load(source)
+        if state["cookies"]:
+            try:
+                await self.add_cookies(storage.cookie_params(state["cookies"]))
+            except ProtocolError as exc:
+                raise StorageStateError(f"storage_state: Chromium refused its cookies ({exc.message})") from None
+        writes = {o["origin"]: storage.write_script(o) for o in state["origins"] if o["localStorage"]}
+        done = await self._on_origins(writes, timeout)
+        missing = sorted(set(writes) - {origin for origin, ok in done.items() if ok is True})
+        if missing:
+            raise StorageStateError(f"storage_state: could not write the localStorage of {', '.join(missing)}")
+        script = storage.session_storage_script(state["origins"])
+        if script is not None:
+            self.init_scripts.append(script)
+            await asyncio.gather(*[tab.add_init_script(script) for tab in self.tabs if not tab.closed])
+        self.visited_origins.update(o["origin"] for o in state["origins"])
+
+    async def _on_origins(self, scripts: dict[str, str], timeout: float | None) -> dict[str, Any]:
+        """Run a script on a page of each origin, in one temporary tab whose documents are answered locally
+        (nothing is fetched); origin -> its value (origins that could not be opened are left out)."""
+        if not scripts:
+            return {}
+        results: dict[str, Any] = {}
+        tab = await self.new_tab(timeout=timeout)
+        try:
+            route = network.route(tab.session, storage.blank_documents)
+            await route.enabled
+            for origin, script in scripts.items():
+                try:
+                    await tab.goto(origin + "/", timeout=timeout, wait_until="commit")
+                    results[origin] = await tab.evaluate(script, timeout=timeout, user_gesture=False)
+                except CDPEngineError as exc:
+                    log.info("storage state: cannot open %s (%s)", origin, exc)
+            route.stop()
+        finally:
+            await tab.close()
+        return results
 
     async def close(self) -> None:
         """Dispose the context and every tab in it."""
@@ -935,6 +1030,9 @@ class Browser:
         self._tab_listeners: list[Callable[[Tab], None]] = []
         self._download_listeners: list[Callable[[Download], None]] = []
         self._tasks: set[asyncio.Task[Any]] = set()
+        # Tabs this client opened in the default context of a browser it attached to (connect()): close() closes
+        # them, and nothing else of the user's.
+        self.opened_tabs: set[str] = set()
         self._closing = False
         connection.on_session_attached.append(self._on_attached)
         connection.on_session_detached.append(self._on_detached)
@@ -1173,13 +1271,17 @@ class Browser:
         proxy_bypass_list: str | None = None,
         dialog_policy: DialogPolicy | None = None,
         navigation_policy: NavigationPolicy | None = None,
+        storage_state: storage.Source | None = None,
     ) -> BrowserContext:
         """A fresh isolated context (its own cookies, storage and cache), created in milliseconds.
 
         `proxy_server` routes the context's traffic through a proxy; `dialog_policy` and
         `navigation_policy` (the origins its tabs may reach) override the browser's for tabs of this
-        context (set before any of them exists, so none is missed).
+        context (set before any of them exists, so none is missed). `storage_state`: logins saved by
+        `context.storage_state(path=...)` (a path or the dict), loaded before this returns; a malformed
+        one is a StorageStateError before any context is made.
         """
+        state = storage.load(storage_state) if storage_state is not None else None
         root = self.connection.root
         params: dict[str, Any] = {"disposeOnDetach": True}
         if proxy_server:
@@ -1192,7 +1294,13 @@ class Browser:
         context.dialog_policy = dialog_policy
         context.navigation_policy = navigation_policy
         self.contexts[context_id] = context
-        await self._set_download_behavior(context.id)
+        try:
+            await self._set_download_behavior(context.id)
+            if state is not None:
+                await context.set_storage_state(state)
+        except BaseException:
+            await context.close()
+            raise
         return context
 
     async def new_tab(
@@ -1210,6 +1318,8 @@ class Browser:
             params["browserContextId"] = context.id
         result = await self.connection.root.send("Target.createTarget", params, timeout=timeout)
         target_id = result["targetId"]
+        if self.process is None and "browserContextId" not in params:
+            self.opened_tabs.add(target_id)  # the user's context: closed again when this client detaches
         tab = self.tabs.get(target_id)
         if tab is None or not tab.ready.done():
             future = self._pending_tabs.setdefault(target_id, asyncio.get_running_loop().create_future())
@@ -1243,7 +1353,8 @@ class Browser:
     async def close(self) -> None:
         """Close Chromium (Browser.close, then terminate and kill after deadlines) and delete its folders.
 
-        For a browser reached with connect(), only the contexts this client created are disposed.
+        For a browser reached with connect() it detaches instead: the contexts this client created are disposed
+        and the tabs it opened in the default context closed; the browser and the user's own tabs stay as they were.
         """
         if self._closing:
             return
@@ -1255,7 +1366,12 @@ class Browser:
             await self.connection.close()
             await self.process.stop()
         else:
-            await asyncio.gather(*[c.close() for c in list(self.contexts.values())], return_exceptions=True)
+            mine = [tab for target_id, tab in list(self.tabs.items()) if target_id in self.opened_tabs]
+            await asyncio.gather(
+                *[c.close() for c in list(self.contexts.values())],
+                *[tab.close(timeout=STOP_TIMEOUT) for tab in mine],
+                return_exceptions=True,
+            )
             await self.connection.close()
         for task in list(self._tasks):
             task.cancel()
@@ -1318,12 +1434,15 @@ def launch(
     downloads_dir: str | Path | None = None,
     tab_class: type[Tab] = Tab,
     navigation_policy: NavigationPolicy | None = None,
+    user_data_dir: str | os.PathLike[str] | None = None,
 ) -> Starter:
     """Launch Chromium headless with a fresh profile: `async with launch() as browser:` (or `await launch()`).
 
     `navigation_policy`: the origins every tab may reach (redirects and popups included).
     `transport`: "pipe" (the default: cheaper per message, no port) or "websocket" (also serves
-    `browser.process.ws_url` to other clients); see cdp.launcher.DEFAULT_TRANSPORT."""
+    `browser.process.ws_url` to other clients); see cdp.launcher.DEFAULT_TRANSPORT.
+    `user_data_dir`: a persistent profile folder instead of a fresh one; its default context
+    (`browser.default_context`, `browser.new_tab()`) keeps cookies and storage across launches."""
 
     async def start() -> Browser:
         process = await launch_process(
@@ -1333,6 +1452,7 @@ def launch(
             window_size=window_size,
             extra_args=args,
             timeout=timeout,
+            user_data_dir=user_data_dir,
         )
         try:
             connection = Connection(process.transport, command_timeout)
@@ -1358,24 +1478,39 @@ def launch(
 
 
 def connect(
-    endpoint: str,
+    endpoint: str | None = None,
     *,
+    headers: Mapping[str, str] | None = None,
+    profile_dirs: Iterable[str | os.PathLike[str]] | None = None,
     timeout: float = 10.0,
     command_timeout: float = 30.0,
     navigation_timeout: float = 30.0,
     dialog_policy: DialogPolicy = "dismiss",
     downloads_dir: str | Path | None = None,
+    window_size: tuple[int, int] = (1280, 720),
     tab_class: type[Tab] = Tab,
     navigation_policy: NavigationPolicy | None = None,
 ) -> Starter:
-    """Attach to a running Chromium: a ws:// URL, or http://host:port resolved through /json/version."""
+    """Attach to a running Chromium: a ws:// URL, http://host:port (resolved through /json/version), or
+    None / "auto" for the DevToolsActivePort of a local Chrome started with --remote-debugging-port (the
+    usual profile folders, or `profile_dirs`, or $CDP_ENGINE_AUTO_CONNECT_DIRS; cdp/discovery.py).
+
+    `headers` go with the /json/version request and the websocket handshake (a hosted browser's key).
+    Closing detaches: the browser, and every tab this client did not open, stay as they were. Nothing
+    reachable there is an AttachError saying what was tried."""
+    folders = None if profile_dirs is None else [Path(p) for p in profile_dirs]
 
     async def start() -> Browser:
-        ws_url = await discover_ws_url(endpoint, timeout)
-        try:
-            transport = await WebSocketTransport.connect(ws_url, timeout=timeout)
-        except Exception as exc:
-            raise ConnectionClosedError(f"cannot connect to {ws_url}: {exc}") from exc
+        urls = await candidate_urls(endpoint, timeout, headers, folders)
+        refused: list[str] = []
+        for ws_url in urls:
+            try:
+                transport = await WebSocketTransport.connect(ws_url, timeout=timeout, headers=headers)
+                break
+            except Exception as exc:
+                refused.append(refusal(ws_url, exc))
+        else:
+            raise AttachError(f"cannot attach to {endpoint or 'a local browser'}: " + "; ".join(refused))
         connection = Connection(transport, command_timeout)
         browser = Browser(
             connection,
@@ -1383,10 +1518,15 @@ def connect(
             dialog_policy=dialog_policy,
             navigation_timeout=navigation_timeout,
             downloads_dir=downloads_dir,
+            viewport_size=window_size,
             tab_class=tab_class,
             navigation_policy=navigation_policy,
         )
-        await browser.start()
+        try:
+            await browser.start()
+        except BaseException:
+            await browser.close()
+            raise
         return browser
 
     return Starter(start)

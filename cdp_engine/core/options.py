@@ -25,8 +25,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from ..cdp.discovery import parse_endpoint, parse_headers
 from ..cdp.launcher import find_chromium
-from ..errors import BrowserNotFoundError, CDPEngineError
+from ..errors import BrowserNotFoundError, CDPEngineError, StorageStateError
+from . import storage
 from .policies import parse_origins
 
 __all__ = [
@@ -50,13 +52,9 @@ BROWSER_COMMANDS = frozenset({"demo", "state", "serve", "mcp", "doctor"})
 SERVERS = frozenset({"serve", "mcp"})
 ENV_PREFIX = "CDP_ENGINE_"
 LOG_LEVELS = ("debug", "info", "warning", "error")
-# Planned options (issue 17, Build 1-2): named here so that nobody takes their names for something else, and
-# refused with a clear message until a command supports them.
-RESERVED = {
-    "cdp_url": "attaching to a running browser",
-    "user_data_dir": "persistent profiles",
-    "storage_state": "saving and loading logins",
-}
+# Planned options: named here so that nobody takes their names for something else, and refused with a clear
+# message until a command supports them (none at present).
+RESERVED: dict[str, str] = {}
 
 
 class OptionError(CDPEngineError):
@@ -186,9 +184,31 @@ class Settings:
         None, "how the engine speaks to Chromium: websocket or pipe", _choice("websocket", "pipe"),
         BROWSER_COMMANDS - {"mcp"}, library="launch(transport=...)",
     )
-    cdp_url: str | None = _opt(None, "attach to a running browser (reserved: not available yet)", _nonempty, (), metavar="URL", library="connect(url)")
-    user_data_dir: str | None = _opt(None, "persistent profile folder (reserved: not available yet)", _nonempty, (), metavar="PATH")
-    storage_state: str | None = _opt(None, "logins file to load and save (reserved: not available yet)", _nonempty, (), metavar="PATH")
+    cdp_url: str | None = _opt(
+        None, "attach to a running browser instead of launching one: ws://…, http://host:port, or auto (a local "
+        "Chrome started with --remote-debugging-port)", parse_endpoint, BROWSER_COMMANDS, metavar="URL",
+        library="connect(url)",
+    )
+    auto_connect: bool = _opt(
+        False, "attach to a local Chrome started with --remote-debugging-port (as --cdp-url auto)", parse_flag,
+        BROWSER_COMMANDS, kind="flag", library="connect()",
+    )
+    cdp_header: tuple[str, ...] = _opt(
+        (), "an HTTP header 'Name: value' for --cdp-url (a hosted browser's key); repeatable", parse_headers,
+        BROWSER_COMMANDS, metavar="HEADER", kind="list", library="connect(url, headers={...})",
+    )
+    user_data_dir: str | None = _opt(
+        None, "persistent profile folder for the launched Chromium (cookies and storage kept across runs)", _nonempty,
+        BROWSER_COMMANDS - {"doctor"}, metavar="PATH", library="launch(user_data_dir=...)",
+    )
+    storage_state: str | None = _opt(
+        None, "logins saved by context.storage_state(path=...), loaded into each new context", _nonempty,
+        ("state", "serve", "mcp"), metavar="PATH", library="new_context(storage_state=...)",
+    )
+    default_context: bool = _opt(
+        False, "instances work in the browser's default context (with --cdp-url: the user's tabs and logins) "
+        "instead of fresh ones", parse_flag, ("mcp",), kind="flag", library="mcp Config(default_context=True)",
+    )
     allowed_origins: tuple[str, ...] = _opt(
         (), "origins navigations may reach, ';'-separated (none: any); see docs/policies.md", _origins,
         ("state", "serve", "mcp"), metavar="ORIGINS", kind="list", library="launch(allowed_origins=[...])",
@@ -237,7 +257,22 @@ class Settings:
         }
         if self.transport is not None:
             kwargs["transport"] = self.transport
+        if self.user_data_dir is not None:
+            kwargs["user_data_dir"] = self.user_data_dir
         return kwargs
+
+    @property
+    def endpoint(self) -> str | None:
+        """The browser to attach to (--cdp-url, or "auto" for --auto-connect); None: launch one."""
+        return self.cdp_url or ("auto" if self.auto_connect else None)
+
+    def browser_kwargs(self) -> dict[str, Any]:
+        """The arguments of index.tab.open_browser(): launch()'s, or connect()'s when attaching."""
+        if self.endpoint is None:
+            return self.launch_kwargs()
+        headers = dict(header.split(": ", 1) for header in self.cdp_header)
+        origins = {"allowed_origins": self.allowed_origins, "blocked_origins": self.blocked_origins}
+        return {"cdp_url": self.endpoint, "headers": headers, "window_size": self.viewport, **origins}
 
 
 def option_table() -> list[dict[str, Any]]:
@@ -411,11 +446,30 @@ def _key(path: str, key: str, table: Mapping[str, Any], section: str | None) -> 
 
 def _check(command: str, settings: Settings) -> None:
     """Cross-option checks that need no browser: an executable that was named must exist; a server's host."""
-    if "executable" in settings.given and command in BROWSER_COMMANDS and command != "doctor":
+    if "executable" in settings.given and command in BROWSER_COMMANDS and command != "doctor" and not settings.endpoint:
         try:
             find_chromium(settings.executable)
         except BrowserNotFoundError as exc:
             raise OptionError("--executable", f"{settings.sources['executable']}: {exc}") from None
+    if settings.endpoint is not None:
+        for name in ("user_data_dir", "executable", "transport", "isolation"):
+            source = settings.sources.get(name, "")
+            # A profile or process of its own is refused from anywhere; a browser named in the environment is
+            # only passed over (it may be set for every command), one named on the command line is refused.
+            if source and (name in ("user_data_dir", "isolation") or source.startswith("--")):
+                if name == "isolation" and settings.isolation != "process":
+                    continue
+                raise OptionError(
+                    _flag_of(name), f"{source}: does not apply to an attached browser (--cdp-url or --auto-connect): "
+                    "it keeps its own executable, profile and transport",
+                )  # fmt: skip
+    if settings.cdp_header and settings.endpoint is None:
+        raise OptionError("--cdp-header", f"{settings.sources['cdp_header']}: only applies with --cdp-url")
+    if settings.storage_state is not None:
+        try:
+            storage.load(settings.storage_state)  # checked whole now: a malformed file stops nothing half-started
+        except StorageStateError as exc:
+            raise OptionError("--storage-state", str(exc)) from None
     if command in SERVERS and (command == "serve" or settings.http):
         host = settings.host.strip("[]").lower()
         if host not in LOOPBACK_HOSTS and not settings.allow_remote:

@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator, Awaitable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from ..core import storage
 from ..core.browser import Browser, BrowserContext, Tab
 from ..core.lifecycle import WaitUntil
 from ..core.liveness import bounded
@@ -57,6 +58,23 @@ class _Timer:
         self.settle += report.settle_ms / 1000
 
 
+
+async def _owning(
+    cls: type[BrowserEnv], starting: Awaitable[Browser], env_options: dict[str, Any], profile_logins: bool
+) -> BrowserEnv:
+    """An environment that owns the browser being started (closed again if the environment cannot be made);
+    `profile_logins`: episodes start with the cookies of its persistent profile's default context."""
+    browser = await starting
+    try:
+        if profile_logins and env_options.get("storage_state") is None:
+            env_options["storage_state"] = await browser.default_context.storage_state()
+        env = cls(browser, **env_options)
+    except BaseException:
+        await browser.close()
+        raise
+    env._owns_browser = True
+    return env
+
 class BrowserEnv:
     """A gym-style environment on one browser: every episode in a fresh, isolated browser context.
 
@@ -86,8 +104,10 @@ class BrowserEnv:
         step_timeout: float | None = None,
         reset_timeout: float | None = None,
         allowed_origins: Iterable[str] = (), blocked_origins: Iterable[str] = (),
+        storage_state: storage.Source | None = None,
     ) -> None:
         self.browser = browser
+        self.initial_state = storage.load(storage_state) if storage_state is not None else None  # checked now
         self.navigation_policy = origin_policy(allowed_origins, blocked_origins, "pass BrowserEnv(allowed_origins=...)")
         default = browser.navigation_timeout + browser.connection.default_timeout
         self.step_timeout = default if step_timeout is None else step_timeout
@@ -111,7 +131,7 @@ class BrowserEnv:
         self._owns_browser = False
         self._closed = False
         self.prewarm = prewarm
-        self._pool = ContextPool(browser)
+        self._pool = ContextPool(browser, self.initial_state)
         self._tabs = EpisodeTabs(browser, self._capture_format, self._timer.add, self._pool.background)
         self._actions = BGymActions(browser, self._tabs)
 
@@ -119,19 +139,15 @@ class BrowserEnv:
 
     @classmethod
     async def launch(cls, launch_options: Mapping[str, Any] | None = None, **env_options: Any) -> BrowserEnv:
-        """An environment on its own new Chromium (closed with the environment)."""
-        env = cls(await launch(**dict(launch_options or {})), **env_options)
-        env._owns_browser = True
-        return env
+        """An environment on its own new Chromium, closed with it (a `user_data_dir`: see docs/harness.md)."""
+        return await _owning(cls, launch(**dict(launch_options or {})), env_options, bool((launch_options or {}).get("user_data_dir")))
 
     @classmethod
     async def connect(
-        cls, endpoint: str, connect_options: Mapping[str, Any] | None = None, **env_options: Any
+        cls, endpoint: str | None = None, connect_options: Mapping[str, Any] | None = None, **env_options: Any
     ) -> BrowserEnv:
-        """An environment on a remote browser (ws:// or http://host:port); close() disposes only its contexts."""
-        env = cls(await connect(endpoint, **dict(connect_options or {})), **env_options)
-        env._owns_browser = True
-        return env
+        """An environment on a running browser (ws://, http://host:port, None / "auto"); close() detaches."""
+        return await _owning(cls, connect(endpoint, **dict(connect_options or {})), env_options, False)
 
     # ----- tabs of the episode (kept by EpisodeTabs) ------------------------------------------
 
@@ -162,6 +178,12 @@ class BrowserEnv:
     def last_teardown_ms(self) -> float:
         """How long disposing the last episode's context took."""
         return self._pool.last_teardown_ms
+
+    async def storage_state(self, *, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+        """The current episode's logins (context.storage_state()), saved owner-only to `path` when given."""
+        if self.context is None:
+            raise RuntimeError("no episode: call reset() first")
+        return await self.context.storage_state(path=path)
 
     async def tab_info(self) -> list[dict[str, Any]]:
         """The open tabs: index, url, title, active (the active tab's title read from its document)."""

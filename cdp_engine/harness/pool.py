@@ -28,15 +28,16 @@ def _quiet(future: asyncio.Future[Any]) -> None:
 class ContextPool:
     """Contexts for one environment's episodes; `close()` waits for everything still running."""
 
-    def __init__(self, browser: Browser) -> None:
+    def __init__(self, browser: Browser, storage_state: dict[str, Any] | None = None) -> None:
         self.browser = browser
+        self.storage_state = storage_state  # checked logins loaded into every episode's context
         self.last_teardown_ms = 0.0  # how long the last disposal took
         self._spare: asyncio.Future[tuple[BrowserContext, Tab]] | None = None
         self._running: set[asyncio.Future[Any]] = set()
 
     async def blank(self) -> tuple[BrowserContext, Tab]:
         """A fresh context with one blank tab: the part of a reset that costs a renderer process."""
-        context = await self.browser.new_context()
+        context = await self.browser.new_context(storage_state=self.storage_state)
         try:
             tab = await self.browser.new_tab(context=context)
         except BaseException:

@@ -6,7 +6,8 @@ subclass to the core's Browser, so every tab the browser reports (popups include
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -59,11 +60,13 @@ def launch(
     downloads_dir: str | Path | None = None,
     allowed_origins: Iterable[str] = (),
     blocked_origins: Iterable[str] = (),
+    user_data_dir: str | os.PathLike[str] | None = None,
 ) -> core.Starter:
     """Launch Chromium headless with a fresh profile: `async with launch() as browser:` (or `await launch()`).
 
     `allowed_origins` / `blocked_origins` restrict what every tab may reach, redirects and popups included
-    (docs/policies.md); an invalid entry is a ValueError before Chromium starts."""
+    (docs/policies.md); an invalid entry is a ValueError before Chromium starts. `user_data_dir`: a
+    persistent profile (its default context keeps cookies and storage across launches)."""
     return core.launch(
         executable,
         headless=headless,
@@ -77,12 +80,16 @@ def launch(
         downloads_dir=downloads_dir,
         tab_class=AgentTab,
         navigation_policy=origin_policy(allowed_origins, blocked_origins),
+        user_data_dir=user_data_dir,
     )
 
 
 def connect(
-    endpoint: str,
+    endpoint: str | None = None,
     *,
+    headers: Mapping[str, str] | None = None,
+    profile_dirs: Iterable[str | os.PathLike[str]] | None = None,
+    window_size: tuple[int, int] = (1280, 720),
     timeout: float = 10.0,
     command_timeout: float = 30.0,
     navigation_timeout: float = 30.0,
@@ -91,9 +98,14 @@ def connect(
     allowed_origins: Iterable[str] = (),
     blocked_origins: Iterable[str] = (),
 ) -> core.Starter:
-    """Attach to a running Chromium: a ws:// URL, or http://host:port resolved through /json/version."""
+    """Attach to a running Chromium: a ws:// URL, http://host:port (through /json/version, with `headers`), or
+    None / "auto": a local Chrome started with --remote-debugging-port, found by its DevToolsActivePort (see
+    core.browser.connect). Closing detaches; the browser and the user's tabs stay as they were."""
     return core.connect(
         endpoint,
+        headers=headers,
+        profile_dirs=profile_dirs,
+        window_size=window_size,
         timeout=timeout,
         command_timeout=command_timeout,
         navigation_timeout=navigation_timeout,
@@ -102,3 +114,11 @@ def connect(
         tab_class=AgentTab,
         navigation_policy=origin_policy(allowed_origins, blocked_origins),
     )
+
+
+def open_browser(*, cdp_url: str | None = None, headers: Mapping[str, str] | None = None, **options: Any) -> core.Starter:
+    """connect(cdp_url, headers=...) when cdp_url is given, else launch(**options): what a surface whose
+    user may attach or launch calls (Settings.browser_kwargs() gives its arguments)."""
+    if cdp_url is not None:
+        return connect(cdp_url, headers=headers, **options)
+    return launch(**options)

@@ -37,7 +37,7 @@ from ..core.records import Dialog, Download
 from ..core.refs import RefRegistry
 from ..core.worlds import Worlds
 from ..errors import BrowserNotFoundError, CDPEngineError
-from ..index.tab import launch
+from ..index.tab import connect, launch
 from .caps import DEFAULT_CAPS, parse_caps
 from .envelope import DEFAULT_MAX_RESULT_BYTES, MIN_MAX_RESULT_BYTES, ToolError
 from .events import EventStream, truncate_fields
@@ -53,6 +53,10 @@ CAMOUFOX_OPTIONS = (
     "humanize", "block_webrtc", "block_webgl", "camoufox_os", "geoip", "firefox_user_prefs", "camoufox_args",
     "enable_cache", "ff_version",
 )  # fmt: skip
+ATTACHED_NO_PROCESS = (
+    "This server is attached to a running browser (cdp_url): every instance is a context in it, so profile_dir and "
+    "another headless mode are not available."
+)
 STATIC_RESOURCE_TYPES = frozenset({"image", "font", "stylesheet", "media", "manifest"})
 # Idle time-to-live of an instance over streamable HTTP when BROWSER_MCP_IDLE_TTL_SECONDS is not set: several
 # clients share the server there and one that goes away without destroying must not hold its slots forever. The
@@ -147,6 +151,17 @@ class Config:
     # The origins navigations may reach (none: any) and may not (checked first), on redirects and popups too.
     allowed_origins: tuple[str, ...] = ()
     blocked_origins: tuple[str, ...] = ()
+    # Attaching and logins (docs/mcp.md "Attaching to your browser"): the shared browser is the one at cdp_url
+    # (ws://, http://host:port or "auto") instead of a launched one, reached with cdp_headers; with
+    # default_context every instance works in the browser's own context (the user's tabs and logins; one such
+    # instance at a time) instead of a fresh one. user_data_dir: the launched shared browser's persistent
+    # profile (its instances then work in its default context too). storage_state: logins loaded into every
+    # fresh instance context.
+    cdp_url: str | None = None
+    cdp_headers: Mapping[str, str] | None = None
+    default_context: bool = False
+    user_data_dir: str | None = None
+    storage_state: str | None = None
 
     def __post_init__(self) -> None:
         self.caps = parse_caps(self.caps)
@@ -157,6 +172,13 @@ class Config:
             raise ValueError(f"screenshot_quality must be 0-100, not {self.screenshot_quality}")
         self.allowed_origins = tuple(self.allowed_origins)
         self.blocked_origins = tuple(self.blocked_origins)
+        if self.cdp_url is not None and (self.isolation == "process" or self.user_data_dir is not None):
+            raise ValueError("cdp_url: an attached browser cannot give instances processes or profiles of their own")
+
+    @property
+    def in_default_context(self) -> bool:
+        """Whether instances work in the shared browser's default context instead of fresh ones."""
+        return self.default_context or self.user_data_dir is not None
 
     @property
     def reap_after(self) -> float:
@@ -364,6 +386,7 @@ class Instance:
         self.crashed_flag = False
         self.suppress_blank = 0  # >0 while a temporary tab of our own is opening: not a page of the instance
         self.closing = False
+        self.opened: set[str] = set()  # tabs this instance opened (in the default context: closed on destroy)
         size = manager.config.event_buffer_size
         self.console = EventStream("console", self.instance_id, size)
         self.network = EventStream("network", self.instance_id, size)
@@ -404,9 +427,16 @@ class Instance:
 
     # ----- pages --------------------------------------------------------------------------------
 
+    @property
+    def shares_default_context(self) -> bool:
+        """Whether the instance works in a shared browser's default context (the user's tabs and logins)."""
+        return not self.owns_browser and self.context is self.browser.default_context
+
     def owns_tab(self, tab: Tab) -> bool:
         if tab.browser is not self.browser:
             return False
+        if self.shares_default_context:
+            return tab in self.context.tabs
         return self.owns_browser or (tab.context_id is not None and tab.context_id == self.context.id)
 
     def on_page(self, listener: Callable[[Page], None]) -> Callable[[], None]:
@@ -526,6 +556,7 @@ class Instance:
             tab = await self.browser.new_tab()
         else:
             tab = await self.context.new_tab()
+        self.opened.add(tab.target_id)
         page = self.adopt(tab)
         await page.ready
         if select:
@@ -770,6 +801,7 @@ class InstanceManager:
         self.close_failed: list[dict[str, Any]] = []
         self._reaper: asyncio.Task[None] | None = None
         self._policies: Policies | None = None
+        self.default_reserved = False  # a default-context instance is being created
         if browser is not None:
             self._watch(browser)
 
@@ -797,18 +829,9 @@ class InstanceManager:
                 return
 
     async def _launch(
-        self, *, headless: bool, extra_args: list[str], window: tuple[int, int] | None
+        self, *, headless: bool, extra_args: list[str], window: tuple[int, int] | None, user_data_dir: str | None = None
     ) -> Browser:
-        try:
-            return await launch(
-                self.config.executable,
-                headless=headless,
-                args=extra_args,
-                window_size=window or self.config.window,
-                navigation_timeout=self.config.navigation_timeout, command_timeout=self.config.command_timeout,
-            )  # fmt: skip
-        except BrowserNotFoundError as exc:
-            raise ToolError("binary_not_found", f"Chromium could not be found: {exc}") from None
+        return await _start_browser(self.config, headless, extra_args, window, user_data_dir)
 
     async def shared_browser(self) -> Browser:
         async with self._shared_lock:
@@ -816,7 +839,9 @@ class InstanceManager:
                 return self._shared
             if self._shared is not None and not self._owns_shared:
                 raise ToolError("instance_crashed", "The browser this server was given has closed.")
-            self._shared = await self._launch(headless=self.config.headless, extra_args=[], window=None)
+            self._shared = await self._launch(
+                headless=self.config.headless, extra_args=[], window=None, user_data_dir=self.config.user_data_dir
+            )
             self._watch(self._shared)
             return self._shared
 
@@ -914,12 +939,16 @@ class InstanceManager:
     async def _start_instance(self, name: str, opts: InstanceOptions) -> Instance:
         headless = self.config.headless if opts.headless is None else bool(opts.headless)
         dedicated = self.config.isolation == "process" or opts.profile_dir is not None or headless != self.config.headless
+        if dedicated and self.config.cdp_url is not None:
+            raise ToolError("unsupported_capability", ATTACHED_NO_PROCESS)
+        if not dedicated and self.config.in_default_context:
+            return await _default_context_instance(self, name, opts)
         if not dedicated:
             browser = await self.shared_browser()
             proxy = opts.proxy or {}
             context = await browser.new_context(
                 proxy_server=proxy.get("server"), proxy_bypass_list=proxy.get("bypass"), dialog_policy="hold",
-                navigation_policy=self.policies.navigation.request_guard,
+                navigation_policy=self.policies.navigation.request_guard, storage_state=self.config.storage_state,
             )  # fmt: skip
             return Instance(self, name, browser, context, owns_browser=False, options=opts)
         args: list[str] = []
@@ -993,6 +1022,8 @@ class InstanceManager:
                     if instance.owns_browser:
                         self._unsubscribe.pop(id(instance.browser), lambda: None)()
                         await instance.browser.close()
+                    elif instance.shares_default_context:
+                        await _leave_default_context(instance, self.config.close_timeout)
                     else:
                         await instance.context.close()
             except (TimeoutError, CDPEngineError) as exc:
@@ -1046,3 +1077,59 @@ class InstanceManager:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+async def _default_context_instance(manager: InstanceManager, name: str, opts: InstanceOptions) -> Instance:
+    """An instance in the shared browser's own context: its tabs (the user's, when attached) are its pages from
+    the start; one such instance at a time, as they would share every tab."""
+    if opts.proxy:
+        raise ToolError("unsupported_capability", "A proxy needs a fresh context; this server works in the browser's own.")
+    holder = next((i.name for i in manager.instances.values() if i.shares_default_context), None)
+    if holder is not None or manager.default_reserved:
+        raise ToolError(
+            "profile_dir_in_use",
+            f"The browser's own context is in use by instance '{holder or 'being created'}' (one instance works there "
+            "at a time); destroy it first.",
+        )
+    manager.default_reserved = True
+    try:
+        browser = await manager.shared_browser()
+        context = browser.default_context
+        if context.navigation_policy is None:
+            await context.set_navigation_policy(manager.policies.navigation.request_guard)
+        instance = Instance(manager, name, browser, context, owns_browser=False, options=opts)
+        for tab in context.tabs:
+            if not tab.closed:
+                instance.adopt(tab)
+        instance.selected = instance.pages[0] if instance.pages else None
+        await asyncio.gather(*[page.ready for page in instance.pages])
+        return instance
+    finally:
+        manager.default_reserved = False
+
+
+async def _leave_default_context(instance: Instance, timeout: float) -> None:
+    """Destroying a default-context instance: close the tabs it opened; the user's stay, as they were."""
+    for page in list(instance.pages):
+        page.tab.dialog_policy = instance.browser.dialog_policy
+    mine = [tab for tab in instance.context.tabs if tab.target_id in instance.opened and not tab.closed]
+    await asyncio.gather(*[tab.close(timeout=timeout) for tab in mine], return_exceptions=True)
+
+
+async def _start_browser(
+    config: Config, headless: bool, extra_args: list[str], window: tuple[int, int] | None, user_data_dir: str | None
+) -> Browser:
+    """The shared browser (attached to config.cdp_url when set, else launched) or an instance's own Chromium."""
+    navigation, command = config.navigation_timeout, config.command_timeout
+    try:
+        if config.cdp_url is not None and user_data_dir is None and not extra_args:
+            return await connect(
+                config.cdp_url, headers=config.cdp_headers, window_size=window or config.window,
+                navigation_timeout=navigation, command_timeout=command,
+            )  # fmt: skip
+        return await launch(
+            config.executable, headless=headless, args=extra_args, window_size=window or config.window,
+            user_data_dir=user_data_dir, navigation_timeout=navigation, command_timeout=command,
+        )  # fmt: skip
+    except BrowserNotFoundError as exc:
+        raise ToolError("binary_not_found", f"Chromium could not be found: {exc}") from None
