@@ -61,16 +61,17 @@ class Window:
     start: int
     end: int
     total: int
+    open_end: bool = False  # the text went on past `total` characters (not collected, so not counted)
 
     @property
     def complete(self) -> bool:
         """The whole text, nothing left out."""
-        return self.start == 0 and self.end == self.total
+        return self.start == 0 and self.end == self.total and not self.open_end
 
     @property
     def more(self) -> bool:
         """Text follows this window."""
-        return self.end < self.total
+        return self.end < self.total or self.open_end
 
     def marker(self, what: str, how: str) -> str:
         """The one marker: what was shown of how much, what is left, and `how` to read it (empty when complete).
@@ -81,18 +82,19 @@ class Window:
         left = []
         if self.start:
             left.append(f"{self.start:,} before")
-        if self.more:
+        if self.open_end:
+            left.append("more follows")
+        elif self.more:
             left.append(f"{self.total - self.end:,} more")
-        return (
-            f"[{what} truncated: characters {self.start:,}-{self.end:,} of {self.total:,} shown; "
-            f"{' and '.join(left)}. {how}]"
-        )
+        of = "" if self.open_end else f" of {self.total:,}"
+        return f"[{what} truncated: characters {self.start:,}-{self.end:,}{of} shown; {' and '.join(left)}. {how}]"
 
 
-def window(text: str, limit: int, offset: int = 0, *, field: str = "offset") -> Window:
+def window(text: str, limit: int, offset: int = 0, *, field: str = "offset", open_end: bool = False) -> Window:
     """The part of `text` from `offset` that fits `limit` characters, ending after the last whole line that fits.
 
-    An offset inside a line starts the window at that line's start (a window never begins mid-line, unless
+    `open_end`: the text is only the start of a longer one (collecting stopped); the window then ends at a line
+    boundary inside it and says more follows. An offset inside a line starts the window at that line's start (a window never begins mid-line, unless
     the line alone is longer than the budget). An offset past the end is a BudgetError (field `field`); an
     offset equal to the length is an empty window."""
     total = len(text)
@@ -102,16 +104,16 @@ def window(text: str, limit: int, offset: int = 0, *, field: str = "offset") -> 
         line_start = text.rfind("\n", 0, offset) + 1
         if offset - line_start < limit // 2:
             offset = line_start
-    if total - offset <= limit:
+    if total - offset <= limit and not open_end:
         return Window(text[offset:], offset, total, total)
-    stop = offset + limit
+    stop = min(offset + limit, total)
     cut = text.rfind("\n", offset, stop)
     if cut > offset:
         end = cut + 1  # the newline stays with its line: the next window starts on a fresh line
     else:  # one line longer than the budget: its last space, else the budget itself
         space = text.rfind(" ", offset, stop)
         end = space + 1 if space > offset + limit // 2 else stop
-    return Window(text[offset:end], offset, end, total)
+    return Window(text[offset:end], offset, end, total, open_end)
 
 
 def context_lines(text: str, start: int, *, indent: str = "  ", limit: int = 40) -> list[str]:
