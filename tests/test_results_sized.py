@@ -23,6 +23,7 @@ from cdp_engine.core.budget import BudgetError, check_budget, check_offset, cont
 from cdp_engine.core.policies import MAX_RESULT_CHARS, RESULT_CHARS
 from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
 from cdp_engine.service import create_app
+from cdp_engine.toolset import BrowserToolset, ToolsetConfig
 
 TOKENS = 25_000  # the tool-result limit the defaults must fit (tokens estimated as chars / 4)
 
@@ -267,3 +268,66 @@ async def test_service_state_pages_and_refuses_bad_values(browser: cdp_engine.Br
                 assert status == 400 and "error" in body, (bad, body)
     finally:
         await runner.cleanup()
+
+
+# ----- browser toolset ----------------------------------------------------------------------------------
+
+
+@pytest_asyncio.fixture
+async def toolset(browser: cdp_engine.Browser, context: cdp_engine.BrowserContext) -> AsyncIterator[BrowserToolset]:
+    ts = await BrowserToolset(browser, context=context, config=ToolsetConfig()).start()
+    yield ts
+    await ts.close()
+
+
+async def member(ts: BrowserToolset, name: str, **inp: Any) -> str:
+    content, is_error = await ts.call(name, inp)
+    assert not is_error, content
+    return "\n".join(b["text"] for b in content if b["type"] == "text")
+
+
+READ_ON = re.compile(r"Read on with read_page ref=(ref_\d+)")
+
+
+async def walk(ts: BrowserToolset, first: str) -> list[str]:
+    """Every part of a cut output, following the continuation refs its markers name, markers removed."""
+    parts, out = [], first
+    while True:
+        assert len(out) <= ToolsetConfig().text_chars
+        body, _, marker = out.rpartition("\n")
+        assert marker.startswith("[Output truncated: characters "), marker
+        parts.append(body)
+        token = READ_ON.search(marker)
+        if token is None:
+            assert marker.endswith("This is the end; read_page or get_page_text again reads from the start.]")
+            return parts
+        out = await member(ts, "read_page", ref=token.group(1))
+
+
+async def test_toolset_text_and_tree_page_to_the_end_and_refs_act(toolset: BrowserToolset, site: Any) -> None:
+    await member(toolset, "navigate", url=site.add("/long-toolset.html", long_page_html(sections=70)))
+    text = await member(toolset, "get_page_text")
+    parts = await walk(toolset, text)
+    assert len(parts) >= 2 and "Section 69" in parts[-1] and "not clicked" in parts[-1]
+    whole = "\n".join(parts)
+    assert all(f"Link {s}.24" in whole for s in range(70))
+    tree = await walk(toolset, await member(toolset, "read_page", filter="all"))
+    assert len(tree) >= 2 and "Viewport: " in tree[-1]
+    last = tree[-1]
+    button = next(line for line in last.splitlines() if 'button "Last button"' in line).split("[")[1].split("]")[0]
+    await member(toolset, "left_click", target={"type": "ref", "ref": button})
+    assert "clicked the last button" in await member(toolset, "find", query="clicked the last button")
+    # A continuation ref is for reading only, and for the document it was handed out in.
+    token = READ_ON.search(text)
+    assert token is not None
+    content, is_error = await toolset.call("left_click", {"target": {"type": "ref", "ref": token.group(1)}})
+    assert is_error and "stale or not found" in content[0]["text"]
+    await member(toolset, "navigate", url=site.add("/short-toolset.html", "<p>short</p>"))
+    content, is_error = await toolset.call("read_page", {"ref": token.group(1)})
+    assert is_error and "stale or not found" in content[0]["text"]
+
+
+def test_toolset_text_budget_is_a_driver_option() -> None:
+    assert ToolsetConfig().text_chars == 50_000
+    with pytest.raises(ValueError, match="text_chars"):
+        ToolsetConfig(text_chars=10)
