@@ -9,14 +9,13 @@ import json
 import re
 import shutil
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import orjson
 
 from ..core import input, scripts
-from ..core.budget import BudgetError, context_lines, window
+from ..core.budget import BudgetError, check_budget, check_offset, context_lines, window
 from ..core.files import ScreenshotOptions
-from ..core.policies import MAX_RESULT_CHARS, MIN_RESULT_CHARS
 from ..core.refs import NodeRef
 from ..errors import CDPEngineError, CommandTimeoutError, JavaScriptError, ProtocolError
 from ..snapshot.ax_tree import capture_ax_tree
@@ -24,7 +23,6 @@ from .envelope import ToolError
 from .instances import STATIC_RESOURCE_TYPES, Instance, Page
 from .interaction import coerce_bool
 from .observe import TEXT_CHECK, call_in_frame, frame_world
-from .params import Bounds
 from .registry import Ctx, tool
 from .snapshot import View, find_backend_node, find_frame_root, map_role, render
 
@@ -107,14 +105,11 @@ def _artifact(ctx: Ctx, path: str, payload: bytes) -> str:
 
 SNAPSHOT_DOCS = {
     "selector": "CSS selector: snapshot only that element's subtree (no refs).",
-    "ref": "Snapshot only this element's subtree (a ref from an earlier snapshot), with refs.",
-    "element": "Human-readable description of the ref's element (ignored; playwright-mcp's habit).",
-    "depth": "Show at most this many levels of elements; snapshot a shown line's ref to see below it.",
-    "viewport_only": "Only what is at least partly inside the viewport.",
-    "interactive_only": "Only elements that can be acted on (links, buttons, fields, focusable ones), no text.",
-    "offset": "Character offset into the whole snapshot to start from: a cut snapshot's next_offset.",
-    "max_chars": "Budget of this snapshot in characters (default: the server's, 40,000 = about 10,000 tokens).",
-}
+    "ref": "Snapshot this element's subtree, with refs.",
+    "depth": "Element levels to show.",
+    "offset": "Start offset (next_offset).",
+    "max_chars": "Default 40000.",
+}  # element (playwright-mcp's description of the ref) is accepted and ignored
 SNAPSHOT_WHAT = "snapshot"
 
 
@@ -127,23 +122,28 @@ async def browser_snapshot(
     frame_id: str | None = None,
     ref: str | None = None,
     element: str | None = None,
-    depth: Annotated[int, Bounds(1, 1000)] | None = None,
-    viewport_only: bool = False,
-    interactive_only: bool = False,
-    offset: Annotated[int, Bounds(0, 2**53)] | None = None,
-    max_chars: Annotated[int, Bounds(MIN_RESULT_CHARS, MAX_RESULT_CHARS)] | None = None,
+    depth: int | None = None,
+    viewport_only: bool | None = None,
+    interactive_only: bool | None = None,
+    offset: int | None = None,
+    max_chars: int | None = None,
 ) -> dict[str, Any]:
     """Accessibility snapshot of the page (or one frame) as YAML; interactive elements carry [ref=eN] for the
-    action tools. Refs die with their document: take a new snapshot after navigating. A snapshot longer than
-    its budget is cut after a whole line and ends with a '# [snapshot truncated: ...]' line naming the
-    next_offset to read on; ref, depth, viewport_only and interactive_only make it smaller."""
+    action tools. Refs die with their document: take a new snapshot after navigating. Cut past max_chars,
+    naming next_offset."""
     if selector is not None and ref is not None:
         raise ToolError("invalid_params", "Pass selector or ref, not both.")
+    if depth is not None and depth < 1:
+        raise ToolError("invalid_params", "depth must be 1 or more.")
+    try:
+        check_offset(offset)
+        budget = check_budget(max_chars) if max_chars is not None else ctx.config.result_chars
+    except BudgetError as exc:
+        raise ToolError("invalid_params", f"{exc.message}.") from None
     del element  # the model's description of the ref's element: never needed to find it
     page = await ctx.page(page_id)
     cdp_frame, _ = ctx.frame(page, frame_id)
-    view = View(depth, viewport_only, interactive_only)
-    budget = max_chars if max_chars is not None else ctx.config.result_chars
+    view = View(depth, bool(viewport_only), bool(interactive_only))
 
     async def read() -> dict[str, Any]:
         tab = page.tab
