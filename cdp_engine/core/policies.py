@@ -60,10 +60,8 @@ SERVER_SCHEMES = frozenset({"http", "https", "about", "data"})
 # The in-process element index: what its navigate action has always reached.
 INDEX_SCHEMES = frozenset({"http", "https", "file", "about", "data"})
 TOOLSET_TEXT_CAP = 50_000  # characters of page text / script output the browser toolset returns
-# The default budget of every result that grows with the page (MCP snapshot, the element index's page_content,
-# toolset read_page / get_page_text / find, the HTTP service's state): 40,000 characters, about 10,000 tokens at
-# chars/4, so a whole state (page_content plus element_index) or a snapshot sits well inside a 25,000-token tool
-# result. Per call and per server it can be set from MIN_RESULT_CHARS to MAX_RESULT_CHARS (core/budget.py).
+# The default budget of a result that grows with the page (MCP snapshot, page_content, the service's state):
+# 40,000 characters, about 10,000 tokens at chars/4, well inside a 25,000-token tool result (core/budget.py).
 RESULT_CHARS = 40_000
 MIN_RESULT_CHARS = 1_000
 MAX_RESULT_CHARS = 10_000_000
