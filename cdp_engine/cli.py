@@ -60,7 +60,7 @@ async def _print_state(url: str, screenshot: str, wait_until: Any, settings: Set
             tab = await browser.new_tab()
         await tab.goto(url, wait_until=wait_until)
         shot: bool | str = False if screenshot == "none" else screenshot
-        state = await ElementIndex.of(tab).state(screenshot=shot)
+        state = await ElementIndex.of(tab).state(screenshot=shot, max_chars=settings.result_chars)
         sys.stdout.buffer.write(orjson.dumps(state, option=orjson.OPT_INDENT_2) + b"\n")
         print(orjson.dumps(tab.last_timings).decode(), file=sys.stderr)
 
@@ -90,6 +90,7 @@ def _mcp(settings: Settings, _args: Any) -> int:
             window=settings.viewport,
             output_dir=settings.output_dir,
             caps=caps,
+            result_chars=settings.result_chars if "result_chars" in settings.given else None,
             allowed_origins=settings.allowed_origins,
             blocked_origins=settings.blocked_origins,
             allowed_schemes=tuple(sorted(SERVER_SCHEMES | set(settings.allow_scheme))) if settings.allow_scheme else None,

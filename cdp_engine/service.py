@@ -2,6 +2,8 @@
 
     GET  /health                      -> 200 {"status": "ok", "browser": "<product>"}   (no auth)
     GET  /state?screenshot=0|1|jpeg   -> 200 state JSON
+         [&offset=N][&max_chars=M]        (which part of the page's text page_content holds: default from 0,
+                                          --result-chars characters; 400 for a bad value, nothing captured)
     POST /action[?screenshot=...]     -> 200 next state JSON (a protocol `error` is part of the state);
                                          400 previous state + error ACTION_VALIDATION_FAILED when the
                                          body is not JSON or not a valid action
@@ -34,8 +36,9 @@ import orjson
 from aiohttp import web
 
 from .core.browser import Browser, BrowserContext, Tab
+from .core.budget import BudgetError, check_budget, check_offset
 from .core.options import LOOPBACK_HOSTS, Settings, bind, run_command
-from .core.policies import SERVER_SCHEMES, Policies
+from .core.policies import RESULT_CHARS, SERVER_SCHEMES, Policies
 from .index.element_index import ElementIndex
 from .index.tab import open_browser
 
@@ -71,10 +74,12 @@ class _Service:
     """The one tab this service drives, created on startup and recreated if it closes or crashes."""
 
     def __init__(
-        self, browser: Browser, token: str, start_url: str | None, policies: Policies, storage_state: Any = None
+        self, browser: Browser, token: str, start_url: str | None, policies: Policies, storage_state: Any = None,
+        result_chars: int = RESULT_CHARS,
     ) -> None:
         self.browser = browser
         self.storage_state = storage_state
+        self.result_chars = result_chars  # page_content's default budget (--result-chars; per request max_chars)
         self.token = token.encode()
         self.start_url = start_url
         self.policies = policies
@@ -91,7 +96,9 @@ class _Service:
 
     def _governed(self, tab: Tab) -> Tab:
         """The tab with the service's policies: a remote caller's navigate reaches only what they allow."""
-        ElementIndex.of(tab).policies = self.policies
+        index = ElementIndex.of(tab)
+        index.policies = self.policies
+        index.result_chars = self.result_chars
         return tab
 
     async def stop(self, _app: web.Application) -> None:
@@ -167,13 +174,33 @@ async def _health(request: web.Request) -> web.Response:
     return _json({"status": "ok", "browser": version.get("product", "")})
 
 
+def _whole_param(request: web.Request, name: str) -> int | None:
+    """A whole-number query parameter (None when absent); 400 naming it otherwise."""
+    raw = request.query.get(name)
+    if raw is None:
+        return None
+    if not raw.strip().isdigit():
+        raise web.HTTPBadRequest(reason=f"{name} must be a whole number, got {raw[:40]!r}")
+    return int(raw)
+
+
 async def _state(request: web.Request) -> web.Response:
     service = request.app[SERVICE]
     screenshot = _screenshot_param(request)
+    offset, max_chars = _whole_param(request, "offset"), _whole_param(request, "max_chars")
+    try:  # checked before anything is captured (an offset past the end: after the capture, state unchanged)
+        check_offset(offset)
+        if max_chars is not None:
+            check_budget(max_chars)
+    except BudgetError as exc:
+        raise web.HTTPBadRequest(reason=exc.message) from None
     async with service.lock:
         tab = await service.tab()
         tab.last_timings = {}
-        state = await ElementIndex.of(tab).state(screenshot=screenshot)
+        try:
+            state = await ElementIndex.of(tab).state(screenshot=screenshot, offset=offset, max_chars=max_chars)
+        except BudgetError as exc:
+            raise web.HTTPBadRequest(reason=exc.message) from None
         return _json(state, headers=_timings_header(tab))
 
 
@@ -197,17 +224,19 @@ async def _action(request: web.Request) -> web.Response:
 
 def create_app(
     browser: Browser, *, token: str, start_url: str | None = None, policies: Policies | None = None,
-    storage_state: str | dict[str, Any] | None = None,
+    storage_state: str | dict[str, Any] | None = None, result_chars: int = RESULT_CHARS,
 ) -> web.Application:
     """The HTTP app over one new tab (in its own context) of `browser`; the tab opens on app startup.
 
     `policies` default to Policies.for_service(): navigate reaches http(s), about: and data: only.
     `storage_state`: saved logins (a path or a dict) loaded into the service's context. `browser` may be
-    one the caller attached to (connect()): the service's context is its own and is disposed on cleanup."""
+    one the caller attached to (connect()): the service's context is its own and is disposed on cleanup.
+    `result_chars`: page_content's default budget in characters (a request's max_chars overrides it)."""
+    check_budget(result_chars, "result_chars")
     if not token:
         raise ValueError("token must be a non-empty string")
     app = web.Application(middlewares=[_middleware], client_max_size=MAX_BODY)
-    service = _Service(browser, token, start_url, policies or Policies.for_service(), storage_state)
+    service = _Service(browser, token, start_url, policies or Policies.for_service(), storage_state, result_chars)
     app[SERVICE] = service
     app.on_startup.append(service.start)
     app.on_cleanup.append(service.stop)
@@ -239,6 +268,7 @@ async def serve(
     sock: socket.socket | None = None,
     launch_options: dict[str, Any] | None = None,
     storage_state: str | None = None,
+    result_chars: int = RESULT_CHARS,
 ) -> None:
     """Launch a browser and serve the protocol until cancelled; prints a generated token once to stderr.
 
@@ -264,7 +294,10 @@ async def serve(
         if "cdp_url" not in options:
             options = {"headless": headless, **options}
         async with open_browser(**options) as browser:
-            app = create_app(browser, token=token, start_url=start_url, policies=policies, storage_state=storage_state)
+            app = create_app(
+                browser, token=token, start_url=start_url, policies=policies, storage_state=storage_state,
+                result_chars=result_chars,
+            )  # fmt: skip
             runner = web.AppRunner(app, access_log=None)
             await runner.setup()
             stop = asyncio.Event()
@@ -304,6 +337,7 @@ def run(settings: Settings, args: Any = None) -> int:
                 sock=sock,
                 launch_options=settings.browser_kwargs(),
                 storage_state=settings.storage_state,
+                result_chars=settings.result_chars,
             )
         )
     return 0

@@ -96,3 +96,32 @@ def wait() -> Callable[..., Awaitable[None]]:
                 await asyncio.sleep(0.01)
 
     return _wait
+
+
+# ----- long pages (results sized for models, issue 16) -----------------------------------------------
+
+
+def long_page_html(sections: int = 200, links_per_section: int = 25) -> str:
+    """A page far longer than any default result budget: `sections` sections, each a heading, a paragraph of
+    about 600 characters and a list of links (5,000 links by default), then a field and a button at the very
+    end that say when they are used, so a test can act on a ref or index from the last part."""
+    words = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore"
+    parts = ["<!doctype html><html><head><title>Long page</title></head><body><h1>Long page</h1>"]
+    for s in range(sections):
+        text = " ".join(f"{w}{s}" for w in (words.split() * 6))
+        links = "".join(
+            f'<li><a href="#s{s}-l{i}">Link {s}.{i}</a></li>' for i in range(links_per_section)
+        )
+        parts.append(f'<section id="s{s}"><h2>Section {s}</h2><p>{text}</p><ul>{links}</ul></section>')
+    parts.append(
+        '<h2>The end</h2><input id="last-field" aria-label="Last field">'
+        "<button id=\"last\" onclick=\"document.getElementById('done').textContent='clicked the last button'\">"
+        'Last button</button><p id="done">not clicked</p></body></html>'
+    )
+    return "".join(parts)
+
+
+@pytest.fixture
+def long_page(site: Site) -> str:
+    """The URL of long_page_html() on the test server."""
+    return site.add("/long-page.html", long_page_html())

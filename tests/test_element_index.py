@@ -22,6 +22,7 @@ import pytest
 import cdp_engine
 from cdp_engine.core import schema
 from cdp_engine.errors import CDPEngineError
+from cdp_engine.snapshot.capture import PAGE_CONTENT_CAP
 
 ROOT = Path(__file__).resolve().parent.parent
 _paths = itertools.count(1)
@@ -933,9 +934,11 @@ async def test_page_content_cap_is_marked_and_viewport_elements_stay_indexed(
             <button style="position:fixed;top:0;left:0">Fixed late</button>""",
     )
     content = st["page_content"]
-    assert content.endswith("\n[truncated: page_content is capped at 100000 characters]")
-    assert len(content) <= 100_000 + len("\n[truncated: page_content is capped at 100000 characters]")
-    assert len(content) > 90_000, "the cap is filled, not cut early"
+    body, _, marker = content.rpartition("\n")
+    end = len(body) + 1  # the window ends after a whole line
+    assert marker == f"[page_content truncated: characters 0-{end:,} shown; more follows. Next: offset={end}.]"
+    assert len(body) <= PAGE_CONTENT_CAP
+    assert len(body) > PAGE_CONTENT_CAP - 1_000, "the budget is filled, not cut early"
     assert {"Fixed early", "Fixed late"} <= set(texts(st))
     assert "Bottom button" not in texts(st)
     await tab.evaluate("document.getElementById('end').scrollIntoView()")
@@ -944,7 +947,7 @@ async def test_page_content_cap_is_marked_and_viewport_elements_stay_indexed(
     select = find(st, tag="select")
     options = [d for d in st["element_index"].values() if d["tag"] == "option"]
     assert [o["text_content"] for o in options] == ["one", "two"] and select
-    assert st["page_content"].endswith("[truncated: page_content is capped at 100000 characters]")
+    assert st["page_content"].endswith(f"Next: offset={end}.]")
 
 
 async def test_capture_leaves_the_garbage_collector_as_it_found_it(tab: cdp_engine.Tab, site: Any) -> None:

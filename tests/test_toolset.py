@@ -31,7 +31,7 @@ from cdp_engine.toolset import (
     ToolsetConfig,
     normalize_url,
 )
-from cdp_engine.toolset.read_page import OUTPUT_CAP, TRUNCATED
+from cdp_engine.toolset.read_page import OUTPUT_CAP
 
 _n = itertools.count(1)
 ALL_ON = {name: {"enabled": True} for name in DEFAULT_DISABLED}
@@ -364,8 +364,22 @@ async def test_read_page_cap_and_empty(ts: BrowserToolset, site: Any) -> None:
     await goto(ts, page(site, buttons))
     listing = text(await ok(ts, "read_page", filter="all"))
     assert len(listing) <= OUTPUT_CAP
-    assert listing.endswith(TRUNCATED)
-    assert TRUNCATED == "[Output truncated at 50000 characters; narrow with a smaller depth or a ref.]"
+    body, _, marker = listing.rpartition("\n")
+    end, token = len(body) + 1, marker.rsplit("ref=", 1)[1].split(",")[0]
+    assert marker == (
+        f"[Output truncated: characters 0-{end:,} of {marker.split(' of ')[1].split(' ')[0]} shown; "
+        f"{marker.split('shown; ')[1].split(' more')[0]} more. Read on with read_page ref={token}, or narrow with "
+        "a smaller depth or a ref.]"
+    )
+    parts = [body]
+    while "Read on with read_page ref=" in listing:  # each part names the next one's continuation ref
+        token = listing.rsplit("ref=", 1)[1].split(",")[0]
+        listing = text(await ok(ts, "read_page", ref=token))
+        assert len(listing) <= OUTPUT_CAP
+        parts.append(listing.rpartition("\n")[0])
+    assert len(parts) == 3 and listing.endswith("This is the end; read_page or get_page_text again reads from the start.]")
+    whole = "\n".join(parts)
+    assert all(f"Button number {i} with" in whole for i in range(1500)) and "Viewport: 1280x720" in parts[-1]
     await goto(ts, page(site, ""))
     assert text(await ok(ts, "read_page")) == "(empty page)"
 

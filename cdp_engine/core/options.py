@@ -29,7 +29,7 @@ from ..cdp.discovery import parse_endpoint, parse_headers
 from ..cdp.launcher import find_chromium
 from ..errors import BrowserNotFoundError, CDPEngineError, StorageStateError
 from . import storage
-from .policies import parse_origins
+from .policies import MAX_RESULT_CHARS, MIN_RESULT_CHARS, RESULT_CHARS, parse_origins
 
 __all__ = [
     "COMMANDS",
@@ -94,6 +94,12 @@ def _port(value: str) -> int:
 def _positive(value: str) -> int:
     if not value.strip().isdigit() or int(value) < 1:
         raise ValueError("not a positive whole number")
+    return int(value)
+
+
+def _result_chars(value: str) -> int:
+    if not value.strip().isdigit() or not MIN_RESULT_CHARS <= int(value) <= MAX_RESULT_CHARS:
+        raise ValueError(f"not a whole number from {MIN_RESULT_CHARS:,} to {MAX_RESULT_CHARS:,}")
     return int(value)
 
 
@@ -228,6 +234,12 @@ class Settings:
     caps: tuple[str, ...] | None = _opt(
         None, "tool groups to offer besides core, ','-separated, or all (default: $BROWSER_MCP_CAPS, else core)",
         _words, ("mcp",), metavar="CAPS", library="mcp Config(caps=...)",
+    )
+    result_chars: int = _opt(
+        RESULT_CHARS, "budget in characters of a result that grows with the page (page_content, browser_snapshot; "
+        f"default {RESULT_CHARS:,}, about {RESULT_CHARS // 4:,} tokens); a longer one is cut with a marker naming the "
+        "offset to read on", _result_chars, ("state", "serve", "mcp"), metavar="N",
+        library="tab.state(max_chars=...), mcp Config(result_chars=...)",
     )
     log_level: str = _opt("warning", "debug, info, warning or error (debug includes the CDP traffic)", _choice(*LOG_LEVELS), ALL, metavar="LEVEL")
     log_file: str | None = _opt(None, "append logs to this file instead of stderr", _nonempty, ALL, metavar="PATH")

@@ -35,9 +35,12 @@ from .schema import encodes
 __all__ = [
     "HOST_SCHEMES",
     "INDEX_SCHEMES",
+    "MAX_RESULT_CHARS",
     "MAX_URL_CHARS",
     "MCP_MAX_RESULT_BYTES",
     "MCP_MIN_RESULT_BYTES",
+    "MIN_RESULT_CHARS",
+    "RESULT_CHARS",
     "SERVER_SCHEMES",
     "TOOLSET_TEXT_CAP",
     "WEB_SCHEMES",
@@ -57,6 +60,11 @@ SERVER_SCHEMES = frozenset({"http", "https", "about", "data"})
 # The in-process element index: what its navigate action has always reached.
 INDEX_SCHEMES = frozenset({"http", "https", "file", "about", "data"})
 TOOLSET_TEXT_CAP = 50_000  # characters of page text / script output the browser toolset returns
+# The default budget of a result that grows with the page (MCP snapshot, page_content, the service's state):
+# 40,000 characters, about 10,000 tokens at chars/4, well inside a 25,000-token tool result (core/budget.py).
+RESULT_CHARS = 40_000
+MIN_RESULT_CHARS = 1_000
+MAX_RESULT_CHARS = 10_000_000
 MCP_MAX_RESULT_BYTES = 1_048_576  # BROWSER_MCP_MAX_RESULT_BYTES default: the UTF-8 JSON envelope
 MCP_MIN_RESULT_BYTES = 4096
 MAX_PATH_CHARS = 4096

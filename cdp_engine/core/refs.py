@@ -72,6 +72,12 @@ class RefRegistry:
         self._by_node[key] = ref
         return ref
 
+    def mint(self) -> str:
+        """A new ref name that names no node (a surface's own token, e.g. the toolset's continuation refs):
+        numbered from the same counter, so it never equals an element's ref; resolve() calls it unknown."""
+        self._counter += 1
+        return f"{self.prefix}{self._counter}"
+
     def get(self, ref: str) -> NodeRef | None:
         return self._refs.get(ref)
 

@@ -16,10 +16,11 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..core import input, navigation, tracing
+from ..core.budget import check_budget, check_offset
 from ..core.files import ScreenshotSpec, screenshot_options
 from ..core.identity import DOM_LOOK, Verdict, verify
 from ..core.liveness import bounded, unless_dialog
-from ..core.policies import INDEX_SCHEMES, Policies, PolicyError
+from ..core.policies import INDEX_SCHEMES, RESULT_CHARS, Policies, PolicyError
 from ..core.settle import NetworkTracker, SettleReport, observe, settle
 from ..errors import (
     CDPEngineError,
@@ -28,7 +29,7 @@ from ..errors import (
     RendererHungError,
     TargetClosedError,
 )
-from ..snapshot.capture import Capture, Element, StateCapturer, state_hash
+from ..snapshot.capture import Capture, ContentWindow, Element, StateCapturer, state_hash
 from .actions import ActionValidationError, json_safe, parse_action
 
 if TYPE_CHECKING:
@@ -102,13 +103,29 @@ class ElementIndex:
         self.policies: Policies = Policies.for_index()
         self._end = 0.0  # the running act()'s deadline (time.perf_counter())
         self._speculative: Callable[[], Awaitable[Capture | None]] | None = None  # the read the settle may send early
+        # The budget of page_content in characters (core/budget.py): a longer text is cut after a whole line with
+        # a marker naming the offset to read on. A server sets its own (the HTTP service: --result-chars).
+        self.result_chars: int = RESULT_CHARS
 
-    async def state(self, *, screenshot: ScreenshotSpec = True, jpeg_quality: int = 80) -> dict[str, Any]:
-        """The current state object (see _state); a span with its timings when tracing is on (core/tracing.py)."""
+    async def state(
+        self,
+        *,
+        screenshot: ScreenshotSpec = True,
+        jpeg_quality: int = 80,
+        offset: int | None = None,
+        max_chars: int | None = None,
+    ) -> dict[str, Any]:
+        """The current state object (see _state); a span with its timings when tracing is on (core/tracing.py).
+
+        `offset` / `max_chars`: which part of the page's text page_content holds (default: from the start,
+        `result_chars` characters); a cut page_content ends with a marker naming the next offset. A bad value
+        is a ValueError (core.budget.BudgetError) before anything is captured; an offset past the end of the
+        text is one after the capture, and the state of the last good call stays current."""
+        content = (check_offset(offset), check_budget(max_chars) if max_chars is not None else self.result_chars)
         if not tracing.enabled():
-            return await self._state(screenshot=screenshot, jpeg_quality=jpeg_quality)
+            return await self._state(screenshot=screenshot, jpeg_quality=jpeg_quality, content=content)
         with tracing.span("cdp_engine.state", {"cdp_engine.url": self.tab.url}) as current:
-            state = await self._state(screenshot=screenshot, jpeg_quality=jpeg_quality)
+            state = await self._state(screenshot=screenshot, jpeg_quality=jpeg_quality, content=content)
             tracing.add_timings(current, self.tab.last_timings)
             return state
 
@@ -125,14 +142,16 @@ class ElementIndex:
             tracing.add_timings(current, self.tab.last_timings)
             return state
 
-    async def _state(self, *, screenshot: ScreenshotSpec = True, jpeg_quality: int = 80) -> dict[str, Any]:
+    async def _state(
+        self, *, screenshot: ScreenshotSpec = True, jpeg_quality: int = 80, content: ContentWindow | None = None
+    ) -> dict[str, Any]:
         """The current state object (cached while the page has not changed), within one command deadline.
 
         A held dialog: the last state at once, plus `error` DIALOG_OPEN (the paused page cannot be read).
         A hung renderer raises RendererHungError; a closed tab or dead browser raises its typed error
         (there may be no previous state to return)."""
         async with self._lock:
-            capture = await self._capture(screenshot, jpeg_quality)
+            capture = await self._capture(screenshot, jpeg_quality, content=content)
             if capture is None:
                 return self._dialog_state(self.current, None, ran=False)
             self.current = capture
@@ -256,7 +275,12 @@ class ElementIndex:
         return await self._capture(False, timeout=self._end - time.perf_counter())
 
     async def _capture(
-        self, screenshot: ScreenshotSpec, jpeg_quality: int = 80, *, timeout: float | None = None
+        self,
+        screenshot: ScreenshotSpec,
+        jpeg_quality: int = 80,
+        *,
+        timeout: float | None = None,
+        content: ContentWindow | None = None,
     ) -> Capture | None:
         """A capture within one command deadline (or `timeout`, what is left of the caller's, if sooner); None
         at once when a dialog is held (the renderer is paused and would answer nothing). A renderer found
@@ -264,7 +288,8 @@ class ElementIndex:
         tab = self.tab
         if tab.pending_dialog is not None:
             return None
-        work = self.capturer.capture(screenshot=screenshot, jpeg_quality=jpeg_quality)
+        window = content if content is not None else (0, self.result_chars)
+        work = self.capturer.capture(screenshot=screenshot, jpeg_quality=jpeg_quality, content=window)
         limit = self.command_timeout if timeout is None else max(0.0, min(timeout, self.command_timeout))
         finished, capture = await unless_dialog(tab, bounded(tab, work, "the state capture", limit))
         return capture if finished else None

@@ -36,10 +36,21 @@ class AgentTab(core.Tab):
         """The Element Index protocol on this tab (state capture, cache and actions)."""
         return ElementIndex.of(self)
 
-    async def state(self, *, screenshot: Screenshot = True, jpeg_quality: int = 80) -> dict[str, Any]:
+    async def state(
+        self,
+        *,
+        screenshot: Screenshot = True,
+        jpeg_quality: int = 80,
+        offset: int | None = None,
+        max_chars: int | None = None,
+    ) -> dict[str, Any]:
         """The protocol's state object: url, page_content, element_index, screenshot, state_hash.
-        `jpeg_quality` is the quality of a "jpeg" or "webp" screenshot."""
-        return await self.element_index.state(screenshot=screenshot, jpeg_quality=jpeg_quality)
+        `jpeg_quality` is the quality of a "jpeg" or "webp" screenshot. `offset` / `max_chars`: the part of the
+        page's text page_content holds (default: from the start, 40,000 characters; a cut one ends with a
+        marker naming the next offset)."""
+        return await self.element_index.state(
+            screenshot=screenshot, jpeg_quality=jpeg_quality, offset=offset, max_chars=max_chars
+        )
 
     async def act(self, action: Any, *, screenshot: Screenshot = True) -> dict[str, Any]:
         """Run one protocol action (dict or JSON text); the next state, or the previous one plus `error`."""

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import orjson
 
 from ..core import input, scripts
+from ..core.budget import BudgetError, check_budget, check_offset, context_lines, window
 from ..core.files import ScreenshotOptions
 from ..core.refs import NodeRef
 from ..errors import CDPEngineError, CommandTimeoutError, JavaScriptError, ProtocolError
@@ -23,7 +24,7 @@ from .instances import STATIC_RESOURCE_TYPES, Instance, Page
 from .interaction import coerce_bool
 from .observe import TEXT_CHECK, call_in_frame, frame_world
 from .registry import Ctx, tool
-from .snapshot import find_backend_node, find_frame_root, map_role, render
+from .snapshot import View, find_backend_node, find_frame_root, map_role, render
 
 MAX_IMAGE_SIDE = 1568
 LEVELS = {"debug": 0, "log": 1, "info": 1, "warning": 2, "error": 3}
@@ -102,17 +103,51 @@ def _artifact(ctx: Ctx, path: str, payload: bytes) -> str:
 # ----- snapshot ----------------------------------------------------------------------------------
 
 
-@tool(read_only=True, docs={"selector": "CSS selector: snapshot only that element's subtree (no refs)."})
+SNAPSHOT_DOCS = {
+    "selector": "CSS selector: snapshot only that element's subtree (no refs).",
+    "ref": "Snapshot this element's subtree, with refs.",
+    "depth": "Element levels to show.",
+    "offset": "Start offset (next_offset).",
+    "max_chars": "Default 40000.",
+}  # element (playwright-mcp's description of the ref) is accepted and ignored
+SNAPSHOT_WHAT = "snapshot"
+
+
+@tool(read_only=True, docs=SNAPSHOT_DOCS)
 async def browser_snapshot(
-    ctx: Ctx, selector: str | None = None, *, page_id: str | None = None, frame_id: str | None = None
+    ctx: Ctx,
+    selector: str | None = None,
+    *,
+    page_id: str | None = None,
+    frame_id: str | None = None,
+    ref: str | None = None,
+    element: str | None = None,
+    depth: int | None = None,
+    viewport_only: bool | None = None,
+    interactive_only: bool | None = None,
+    offset: int | None = None,
+    max_chars: int | None = None,
 ) -> dict[str, Any]:
     """Accessibility snapshot of the page (or one frame) as YAML; interactive elements carry [ref=eN] for the
-    action tools. Refs die with their document: take a new snapshot after navigating."""
+    action tools. Refs die with their document: take a new snapshot after navigating. Cut past max_chars,
+    naming next_offset."""
+    if selector is not None and ref is not None:
+        raise ToolError("invalid_params", "Pass selector or ref, not both.")
+    if depth is not None and depth < 1:
+        raise ToolError("invalid_params", "depth must be 1 or more.")
+    try:
+        check_offset(offset)
+        budget = check_budget(max_chars) if max_chars is not None else ctx.config.result_chars
+    except BudgetError as exc:
+        raise ToolError("invalid_params", f"{exc.message}.") from None
+    del element  # the model's description of the ref's element: never needed to find it
     page = await ctx.page(page_id)
     cdp_frame, _ = ctx.frame(page, frame_id)
+    view = View(depth, bool(viewport_only), bool(interactive_only))
 
     async def read() -> dict[str, Any]:
         tab = page.tab
+        scope = await ctx.ref(page, ref, cdp_frame) if ref is not None else None
         root = await capture_ax_tree(tab)
         for fid in list(tab.frames):
             page.refs.drop_document(fid)
@@ -121,14 +156,51 @@ async def browser_snapshot(
             if root is None:
                 raise ToolError("internal_error", "The frame's accessibility tree could not be captured.")
         if selector is not None:
-            text = await _selector_snapshot(page, cdp_frame, root, selector)
+            text = await _selector_snapshot(page, cdp_frame, root, selector, view)
+        elif scope is not None:
+            node = find_backend_node(root, scope.session.id or "", scope.backend_node_id) if root else None
+            if node is None:
+                raise ToolError(
+                    "stale_ref",
+                    f"Ref '{ref}' not found in current page snapshot (not in the accessibility tree). "
+                    "Capture a new snapshot with browser_snapshot.",
+                )
+            text = render(node, page.refs, include_root=True, view=view)
         else:
-            text = render(root, page.refs)
+            text = render(root, page.refs, view=view)
         frame = tab.frames.get(cdp_frame)
         url = tab.url if cdp_frame == tab.main_frame_id else (frame.url if frame else "")
-        return {"snapshot": text, "url": url, "page_id": page.page_id, "frame_id": page.frame_id(cdp_frame)}
+        data = {"snapshot": text, "url": url, "page_id": page.page_id, "frame_id": page.frame_id(cdp_frame)}
+        return _snapshot_window(data, budget, offset)
 
     return await ctx.guard(page, read)
+
+
+def _snapshot_window(data: dict[str, Any], budget: int, offset: int | None) -> dict[str, Any]:
+    """The snapshot cut to its budget (core.budget): the ancestors of the first line repeated, a marker line
+    naming next_offset; `offset`, `next_offset` and `total_chars` beside it when it is a part."""
+    text = data["snapshot"]
+    start = offset or 0
+    if start == 0 and len(text) <= budget:
+        return data
+    try:
+        start = window(text, budget, start).start  # where the part starts: a line's start
+        head = context_lines(text, start)
+        reserve = sum(len(line) + 1 for line in head) + 300  # the ancestors and the marker line
+        part = window(text, max(budget - reserve, budget // 2), start)
+    except BudgetError as exc:
+        raise ToolError("invalid_params", f"{exc.message}.") from None
+    how = (
+        f"Next: browser_snapshot offset={part.end}, or scope with ref, depth, viewport_only or interactive_only."
+        if part.more
+        else "This is the end; offset=0 reads from the start."
+    )
+    body = part.text.rstrip("\n")
+    lines = [*head, body] if body else head
+    lines.append(f"# {part.marker(SNAPSHOT_WHAT, how)}")
+    data["snapshot"] = "\n".join(lines)
+    data.update(offset=part.start, next_offset=part.end if part.more else None, total_chars=part.total)
+    return data
 
 
 async def _element_object(page: Page, cdp_frame: str, selector: str, *, main_world: bool) -> tuple[Any, str]:
@@ -152,11 +224,11 @@ async def _element_object(page: Page, cdp_frame: str, selector: str, *, main_wor
     return session, obj["objectId"]
 
 
-async def _selector_snapshot(page: Page, cdp_frame: str, root: Any, selector: str) -> str:
+async def _selector_snapshot(page: Page, cdp_frame: str, root: Any, selector: str, view: View) -> str:
     session, object_id = await _element_object(page, cdp_frame, selector, main_world=False)
     backend = (await scripts.describe_node(session, object_id))["backendNodeId"]
     node = find_backend_node(root, session.id or "", backend) if root is not None else None
-    return render(node, None, include_root=True) if node is not None else ""
+    return render(node, None, include_root=True, view=view) if node is not None else ""
 
 
 def _main_world(page: Page, cdp_frame: str) -> tuple[Any, int | None]:

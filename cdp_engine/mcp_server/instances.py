@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..cdp.connection import CDPSession
 from ..core import emulation, files, network, observers
 from ..core.browser import Browser, BrowserContext, Tab
+from ..core.budget import BudgetError, check_budget
 from ..core.options import parse_flag
-from ..core.policies import SERVER_SCHEMES, FilePolicy, Policies
+from ..core.policies import RESULT_CHARS, SERVER_SCHEMES, FilePolicy, Policies
 from ..core.records import Dialog, Download
 from ..core.refs import RefRegistry
 from ..core.worlds import Worlds
@@ -141,6 +142,9 @@ class Config:
     # A full page always gets the compact encoder: it is the image the result-size bound meets.
     screenshot_quality: int = 80
     screenshot_optimize_for_speed: bool = True
+    # The budget in characters of a result that grows with the page (browser_snapshot; core/budget.py): a longer
+    # one is cut after a whole line with a marker naming the offset to read on. Per call: max_chars.
+    result_chars: int = RESULT_CHARS
     # The tool sets tools/list offers and tools/call accepts (caps.py, docs/mcp.md "Tool sets"): `core` plus these
     # groups; ("all",) is every tool with every reference parameter. The server (from_env) defaults to the small
     # DEFAULT_CAPS; a Config built in Python offers every tool (its definitions reach no model).
@@ -168,6 +172,10 @@ class Config:
         self.max_result_bytes = max(MIN_MAX_RESULT_BYTES, self.max_result_bytes)
         self.upload_roots = tuple(str(r) for r in self.upload_roots)
         self.allowed_schemes = tuple(self.allowed_schemes)
+        try:
+            check_budget(self.result_chars, "result_chars")
+        except BudgetError as exc:
+            raise ValueError(f"BROWSER_MCP_RESULT_CHARS={self.result_chars!r}: {exc.message}") from None
         if not 0 <= self.screenshot_quality <= 100:
             raise ValueError(f"screenshot_quality must be 0-100, not {self.screenshot_quality}")
         self.allowed_origins = tuple(self.allowed_origins)
@@ -222,6 +230,7 @@ class Config:
             "screenshot_quality": _env(env, "SCREENSHOT_QUALITY", 80, int),
             "screenshot_optimize_for_speed": _env(env, "SCREENSHOT_OPTIMIZE_FOR_SPEED", True, parse_flag),
             "caps": _env(env, "CAPS", DEFAULT_CAPS, parse_caps),
+            "result_chars": _env(env, "RESULT_CHARS", RESULT_CHARS, int),
             "structured_content": _env(env, "STRUCTURED_CONTENT", False, parse_flag),
             "upload_roots": _env(env, "UPLOAD_ROOTS", (), lambda v: tuple(p for p in v.split(os.pathsep) if p)),
             "allowed_schemes": _env(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from ..core.refs import RefRegistry
@@ -112,11 +113,29 @@ def _attrs(node: AXNode, role: str) -> list[str]:
     return out
 
 
+@dataclass(frozen=True)
+class View:
+    """Which part of the tree a snapshot shows (browser_snapshot's depth / viewport_only / interactive_only).
+
+    `depth`: element levels shown (1: the top level only); what lies below is reachable by snapshotting a
+    shown line's ref. `viewport_only`: nothing wholly outside the viewport. `interactive_only`: only elements a
+    user can act on (links, buttons, fields, focusable ones), with the element that holds them flattened away,
+    and no text lines."""
+
+    depth: int | None = None
+    viewport_only: bool = False
+    interactive_only: bool = False
+
+
+FULL = View()
+
+
 class SnapshotWriter:
     """Renders an AXNode tree; with a registry, every element line gets a ref."""
 
-    def __init__(self, refs: RefRegistry | None) -> None:
+    def __init__(self, refs: RefRegistry | None, view: View = FULL) -> None:
         self.refs = refs
+        self.view = view
         self.lines: list[str] = []
 
     def render(self, roots: list[AXNode], depth: int = 0) -> str:
@@ -141,6 +160,8 @@ class SnapshotWriter:
     def _transparent(self, node: AXNode) -> bool:
         if _is_text(node):
             return False
+        if self.view.interactive_only and not node.interactive:
+            return True
         role = _role(node)
         if role not in TRANSPARENT and role != "generic":
             return False
@@ -151,7 +172,12 @@ class SnapshotWriter:
 
     def _emit(self, node: AXNode, depth: int) -> None:
         indent = "  " * depth
-        if node.role in SKIPPED:
+        view = self.view
+        if node.role in SKIPPED or (view.viewport_only and not node.visible and node.role not in ROOTS):
+            return
+        if view.depth is not None and depth >= view.depth and node.role not in ROOTS and not self._transparent(node):
+            return
+        if view.interactive_only and _is_text(node):
             return
         if node.role in ROOTS or self._transparent(node):
             for child in self.children(node):
@@ -222,10 +248,10 @@ def find_backend_node(root: AXNode, session_id: str, backend_node_id: int) -> AX
     return None
 
 
-def render(root: AXNode | None, refs: RefRegistry | None, *, include_root: bool = False) -> str:
+def render(root: AXNode | None, refs: RefRegistry | None, *, include_root: bool = False, view: View = FULL) -> str:
     if root is None:
         return ""
-    writer = SnapshotWriter(refs)
+    writer = SnapshotWriter(refs, view)
     if include_root and root.role not in ROOTS:
         return writer.render([root])
     return writer.render(writer.children(root) if root.role in ROOTS else [root])

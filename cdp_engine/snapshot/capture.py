@@ -27,7 +27,9 @@ import orjson
 import xxhash
 
 from ..cdp.connection import CDPSession, gc_paused
+from ..core.budget import window
 from ..core.files import ScreenshotOptions, ScreenshotSpec, page_region, screenshot_options, start_screenshot
+from ..core.policies import RESULT_CHARS
 from ..core.worlds import Worlds
 from ..errors import CDPEngineError
 
@@ -82,8 +84,8 @@ TAG_KIND: dict[str, str] = {
 OPEN_TAG = {t: f"{chr(10) if t in BLOCK_TAGS else ''}<{t}>" for t in PLAIN_SEMANTIC}
 CLOSE_TAG = {t: f"</{t}>{chr(10) if t in BLOCK_TAGS else ''}" for t in PLAIN_SEMANTIC}
 CONTENT_ATTRS = ("href", "type", "name", "placeholder", "alt", "aria-label", "role", "title")
-PAGE_CONTENT_CAP = 100_000
-TRUNCATED_NOTE = f"\n[truncated: page_content is capped at {PAGE_CONTENT_CAP} characters]"
+PAGE_CONTENT_CAP = RESULT_CHARS  # the default budget of page_content (core/policies.py; per call max_chars)
+ContentWindow = tuple[int, int]  # (offset, budget) of page_content in the folded text, in characters
 GRID = 256.0  # px, cell size of the occlusion grid (big cells: fewer registrations, short lists)
 TEXT_CAP = 200  # chars of text_content per element
 # Only the styles every node needs (hidden text, transparent subtrees). Clipping (overflow, position) and
@@ -217,6 +219,7 @@ class Capture:
     # was sent (None: the page could paint by itself, so the image is never reused).
     shot_options: ScreenshotOptions | None = None
     shot_still: tuple[Any, ...] | None = None
+    content: ContentWindow = (0, PAGE_CONTENT_CAP)  # the part of the text page_content holds
 
     @property
     def screenshot_format(self) -> str | None:
@@ -609,13 +612,20 @@ class StateCapturer:
     # ----- capture ----------------------------------------------------------------------------
 
     async def capture(
-        self, *, screenshot: ScreenshotSpec = True, jpeg_quality: int = 80, use_cache: bool = True
+        self,
+        *,
+        screenshot: ScreenshotSpec = True,
+        jpeg_quality: int = 80,
+        use_cache: bool = True,
+        content: ContentWindow = (0, PAGE_CONTENT_CAP),
     ) -> Capture:
         """The current state; served from cache when nothing changed since the last capture.
 
         `screenshot`: False (none), True or "png", "jpeg" or "webp" (at `jpeg_quality`), or ScreenshotOptions.
         An unchanged state keeps its screenshot only when the page could not have painted by itself since
-        (still_signature) and the options are the same; otherwise only the screenshot is taken again."""
+        (still_signature) and the options are the same; otherwise only the screenshot is taken again.
+        `content`: the (offset, budget) of page_content in the page's text (core.budget); another one than the
+        cached state's is a new capture."""
         t0 = time.perf_counter()
         options = screenshot_options(screenshot, quality=jpeg_quality)
         last = self.last
@@ -624,13 +634,14 @@ class StateCapturer:
             and last is not None
             and self.key_is_stable(last.version_key)
             and last.version_key[0] == self.tab.dom_version  # a navigation or frame change is a sure miss
+            and last.content == content
         ):
             sent = self.send_probes(still=options is not None)
             key = await self.read_probes(sent)
             if key == last.version_key:
                 return await self._from_cache(last, options, sent, t0)
         with gc_paused():  # the snapshot's lists are freed by refcount before the collector is back
-            capture = await self._capture(options, t0)
+            capture = await self._capture(options, t0, content)
         self.last = capture
         self.tab.last_timings = capture.timings
         return capture
@@ -664,7 +675,9 @@ class StateCapturer:
         timings["total_ms"] = (time.perf_counter() - t0) * 1000
         last.timings = timings
         self.tab.last_timings = timings
-        return Capture(state, last.elements, last.version_key, last.viewport, timings, shot_options, shot_still)
+        return Capture(
+            state, last.elements, last.version_key, last.viewport, timings, shot_options, shot_still, last.content
+        )
 
     async def _shot_region(
         self, options: ScreenshotOptions, viewport: tuple[float, float, float, float]
@@ -678,7 +691,9 @@ class StateCapturer:
         width, height, left, top = viewport
         return {"x": float(left), "y": float(top), "width": float(width), "height": float(height)}
 
-    async def _capture(self, options: ScreenshotOptions | None, t0: float) -> Capture:
+    async def _capture(
+        self, options: ScreenshotOptions | None, t0: float, content: ContentWindow = (0, PAGE_CONTENT_CAP)
+    ) -> Capture:
         tab = self.tab
         tab.check_open()
         frames = self.frame_sessions()
@@ -724,7 +739,7 @@ class StateCapturer:
                 parent = s.parent or tab.session
                 oopif_owner[(parent.id or "", owner["backendNodeId"])] = fid
 
-        builder = _Builder(tab, self.worlds, viewport, docs_by_session, oopif_owner)
+        builder = _Builder(tab, self.worlds, viewport, docs_by_session, oopif_owner, content)
         await builder.place_frames()
         await builder.verify()
         builder.walk()
@@ -758,7 +773,8 @@ class StateCapturer:
             "elements": float(len(element_index)),
             "verified": float(builder.verified),
         }
-        return Capture(state, {el.index: el for el in builder.elements}, key, viewport, timings, options, still)
+        elements = {el.index: el for el in builder.elements}
+        return Capture(state, elements, key, viewport, timings, options, still, content)
 
 
 class _Builder:
@@ -771,8 +787,11 @@ class _Builder:
         viewport: tuple[float, float, float, float],
         docs: dict[str, list[_Doc]],
         oopif_owner: dict[tuple[str, int], str],
+        content: ContentWindow = (0, PAGE_CONTENT_CAP),
     ) -> None:
         self.tab = tab
+        self.window = content
+        self.cap = content[0] + content[1]  # folded characters to collect: up to the window's end
         self.worlds = worlds  # None: geometry only (element_boxes), nothing to verify in a world
         self.viewport = viewport
         self.docs = docs
@@ -782,7 +801,7 @@ class _Builder:
         self.content_len = 0
         # Raw text collected before whitespace folding is measured; past the cap the walk only looks for
         # indexable elements.
-        self.content_limit = PAGE_CONTENT_CAP + PAGE_CONTENT_CAP // 4
+        self.content_limit = self.cap + self.cap // 4
         self.truncated = False
         self.clip: dict[int, tuple[float, float, float, float]] = {}  # id(doc) -> visible clip in viewport
         self._grids: dict[int, dict[tuple[int, int], list[tuple[int, float, float, float, float, int]]]] = {}
@@ -883,11 +902,11 @@ class _Builder:
         """Stop collecting once the folded text fills the cap; else collect the rest, scaled by how much
         folding shrank the text so far."""
         folded = len(_fold("".join(self.content)))
-        if folded >= PAGE_CONTENT_CAP:
+        if folded > self.cap:  # one character past the window: enough to know more follows
             self.truncated = True
         else:
             ratio = self.content_len / max(folded, 1)
-            self.content_limit = self.content_len + int((PAGE_CONTENT_CAP - folded) * ratio) + 1_000
+            self.content_limit = self.content_len + int((self.cap - folded) * ratio) + 1_000
 
     def _in_view(self, doc: _Doc) -> tuple[set[int], dict[int, int]]:
         """The boxes that meet the document's visible clip, found in one pass over its layout.
@@ -1545,10 +1564,17 @@ class _Builder:
                 el.descriptor["role"] = None
 
     def page_content(self) -> str:
-        out = _fold("".join(self.content))
-        if self.truncated or len(out) > PAGE_CONTENT_CAP:
-            out = out[:PAGE_CONTENT_CAP] + TRUNCATED_NOTE
-        return out
+        """The folded text's window (core.budget), with the marker when it is not the whole text.
+
+        Past the window's end the walk stopped collecting text (only the element index needs the rest), so
+        the marker says more follows without counting it."""
+        offset, limit = self.window
+        text = _fold("".join(self.content))
+        part = window(text, limit, offset, open_end=self.truncated)
+        if part.complete:
+            return part.text
+        how = f"Next: offset={part.end}." if part.more else "This is the end; offset=0 reads from the start."
+        return f"{part.text.rstrip(chr(10))}\n{part.marker('page_content', how)}"
 
 
 def _fold(text: str) -> str:

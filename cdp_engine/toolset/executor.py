@@ -17,18 +17,20 @@ import math
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from ..core import files as core_files
 from ..core import input, keys, navigation, scripts, tracing
+from ..core.budget import check_budget, context_lines, window
 from ..core.lifecycle import wait_loaded
 from ..core.liveness import bounded
 from ..core.policies import (
     HOST_SCHEMES,
     MAX_URL_CHARS,
+    TOOLSET_TEXT_CAP,
     WEB_SCHEMES,
     FilePolicy,
     NavigationPolicy,
@@ -111,6 +113,28 @@ class ImageOutcome:
 Outcome = str | None | NavigateOutcome | ImageOutcome | dict[str, Any] | list[dict[str, Any]]
 
 
+CONTINUATIONS_KEPT = 64  # continuation refs a tab keeps (the oldest go first)
+
+
+@dataclass(frozen=True)
+class Continuation:
+    """What a continuation ref reads on: a read_page ("tree": its scope ref, filter, depth), get_page_text
+    ("text") or find, from `offset` characters into the whole text, while the page keeps its document."""
+
+    kind: Literal["tree", "text", "find"]
+    scope: str | None = None
+    filter: str | None = None
+    depth: int = 15
+    offset: int = 0
+    loader: str = ""
+
+
+def _loader(managed: ManagedTab) -> str:
+    """The main frame's document id: a continuation is for the document it was handed out in."""
+    frame = managed.tab.frames.get(managed.tab.main_frame_id)
+    return frame.loader_id if frame is not None else ""
+
+
 @dataclass
 class ToolsetConfig:
     """What the application decides; everything has a safe default.
@@ -129,6 +153,9 @@ class ToolsetConfig:
       on a loaded 2-core machine, benchmarks/results/screenshot.md).
     - `call_timeout`: one overall deadline per call, waiting for the call before it included; the
       member gets all of it but REPORT_BUDGET, which the `browser_state` report keeps.
+    - `text_chars`: the budget of read_page, get_page_text and find output (50,000 characters, the spec's cap;
+      about 12,500 tokens); a longer text is cut after a whole line, and the marker names a continuation ref
+      that read_page takes as `ref` to read the next part (docs/toolset.md "Long pages").
     """
 
     configs: Mapping[str, Mapping[str, Any] | None] | None = None
@@ -148,8 +175,10 @@ class ToolsetConfig:
     call_timeout: float = 60.0
     expose_download_paths: bool = False
     follow_popups: bool = False
+    text_chars: int = TOOLSET_TEXT_CAP
 
     def __post_init__(self) -> None:
+        check_budget(self.text_chars, "text_chars")  # a BudgetError (ValueError) naming it
         # A format or quality no capture could use is refused here, not at the first screenshot.
         core_files.ScreenshotOptions(format=self.screenshot_format, quality=self.screenshot_quality)
 
@@ -848,8 +877,47 @@ class BrowserToolset:
                 "Error: The page could not be read; try again after it finishes loading."
             ) from None
 
+    def _window(self, managed: ManagedTab, text: str, read: Continuation) -> str:
+        """The part of a whole read_page / get_page_text / find text that fits ToolsetConfig.text_chars, from
+        `read.offset` (core.budget): an outline's part repeats the ancestors of its first line, and a cut part
+        ends with the marker naming a continuation ref that read_page takes as its `ref` to read on."""
+        limit = self.config.text_chars
+        if read.offset == 0 and len(text) <= limit:
+            return text
+        start = window(text, limit, min(read.offset, len(text))).start
+        head = context_lines(text, start) if read.kind == "tree" else []
+        reserve = sum(len(line) + 1 for line in head) + 200  # the ancestors and the marker
+        part = window(text, max(limit - reserve, limit // 2), start)
+        token = None
+        if part.more and read.kind != "find":
+            token = managed.refs.mint()
+            managed.continuations[token] = replace(read, offset=part.end, loader=_loader(managed))
+            while len(managed.continuations) > CONTINUATIONS_KEPT:
+                managed.continuations.pop(next(iter(managed.continuations)))
+        how = "Narrow the query." if read.kind == "find" else reader.read_on(token, tree=read.kind == "tree")
+        body = part.text.rstrip("\n")
+        return "\n".join([*head, *([body] if body else []), part.marker(reader.WHAT, how)])
+
+    async def _continue(self, managed: ManagedTab, ref: str) -> str:
+        """The next part of a cut read_page / get_page_text, read from the page as it is now."""
+        read: Continuation = managed.continuations[ref]
+        if read.loader != _loader(managed):
+            raise MemberError(self._stale_text(ref, "navigated"))
+        if read.kind == "text":
+            return self._window(managed, await self._page_text(managed), read)
+        text = await self._read_tree(managed, read.scope, read.filter, read.depth)
+        return self._window(managed, text, read)
+
     async def _m_read_page(self, p: dict[str, Any], managed: ManagedTab) -> str:
         subtree_ref = p.get("ref")
+        if subtree_ref in managed.continuations:
+            return await self._continue(managed, subtree_ref)
+        filter, depth = p.get("filter"), p.get("depth", 15)
+        text = await self._read_tree(managed, subtree_ref, filter, depth)
+        return self._window(managed, text, Continuation("tree", subtree_ref, filter, depth))
+
+    async def _read_tree(self, managed: ManagedTab, subtree_ref: str | None, filter: str | None, depth: int) -> str:
+        """The whole read_page text of the page or of one element's subtree."""
         node = await self._resolve(managed, subtree_ref) if subtree_ref else None
         root = await self._tree(managed)
         subtree = None
@@ -861,17 +929,20 @@ class BrowserToolset:
             managed.tab,
             root,
             managed.refs,
-            filter=p.get("filter"),
-            depth=p.get("depth", 15),
+            filter=filter,
+            depth=depth,
             subtree=subtree,
             viewport=self.image_size,
         )
 
     async def _m_find(self, p: dict[str, Any], managed: ManagedTab) -> str:
         root = await self._tree(managed)
-        return reader.find(root, managed.refs, p["query"])
+        return self._window(managed, reader.find(root, managed.refs, p["query"]), Continuation("find"))
 
     async def _m_get_page_text(self, p: dict[str, Any], managed: ManagedTab) -> str:
+        return self._window(managed, await self._page_text(managed), Continuation("text"))
+
+    async def _page_text(self, managed: ManagedTab) -> str:
         try:
             return await reader.page_text(managed.tab)
         except (JavaScriptError, TimeoutError):

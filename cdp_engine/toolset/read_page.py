@@ -8,7 +8,9 @@ Names are folded to one line, escaped (`"` and `\\`) and cut at 200 characters; 
 quoted when they hold spaces; states are bare flags (checked, disabled, expanded, selected,
 focused, required); fields carry value="…"; `(offscreen)` marks elements outside the viewport
 when filter is "all". Text that is not an element's own name appears as `text "…"` (no ref).
-The output ends with `Viewport: WxH` and is capped at 50,000 characters, saying so when cut.
+The output ends with `Viewport: WxH`. These functions return the whole text; the executor hands out a window
+of it (ToolsetConfig.text_chars, 50,000 by default, core/budget.py) ending with a marker that names a
+continuation ref: read_page with that ref reads the next part.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..core.policies import TOOLSET_TEXT_CAP
+from ..core.policies import MAX_RESULT_CHARS, TOOLSET_TEXT_CAP
 from ..errors import CDPEngineError
 from ..snapshot.ax_tree import STRUCTURAL_ROLES, AXNode
 
@@ -24,9 +26,17 @@ if TYPE_CHECKING:
     from ..core.browser import Tab
     from ..core.refs import RefRegistry
 
-OUTPUT_CAP = TOOLSET_TEXT_CAP  # the toolset's result bound (Policies.for_toolset().result)
-TRUNCATED = f"[Output truncated at {OUTPUT_CAP} characters; narrow with a smaller depth or a ref.]"
-TEXT_TRUNCATED = f"[Output truncated at {OUTPUT_CAP} characters.]"
+OUTPUT_CAP = TOOLSET_TEXT_CAP  # the toolset's result bound (Policies.for_toolset().result; ToolsetConfig.text_chars)
+TEXT_TRUNCATED = f"[Output truncated at {OUTPUT_CAP} characters.]"  # javascript_exec's output
+WHAT = "Output"  # the marker's subject: `[Output truncated: characters 0-49,990 of 120,000 shown; ...]`
+
+
+def read_on(token: str | None, *, tree: bool) -> str:
+    """The marker's `how` clause: the continuation ref to pass to read_page (core.budget's marker)."""
+    if token is None:
+        return "This is the end; read_page or get_page_text again reads from the start."
+    narrow = ", or narrow with a smaller depth or a ref" if tree else ""
+    return f"Read on with read_page ref={token}{narrow}."
 NAME_MAX = 200
 FIND_MAX = 20
 
@@ -172,7 +182,7 @@ def _walk_lines(
     include_root: bool,
 ) -> tuple[list[str], bool, int]:
     """(lines, truncated, hidden count) for the tree under root."""
-    cap = _Cap(OUTPUT_CAP, len(TRUNCATED) + 40)
+    cap = _Cap(MAX_RESULT_CHARS, 0)  # the whole text: the caller takes a window of it (core.budget)
     hidden = 0
     stack: list[tuple[AXNode, int, str, bool]] = [(root, 0, "", include_root)]
     # (node, level, parent name, is root)
@@ -242,7 +252,7 @@ async def read_page(
     if root is None:
         return "(empty page)"
     start = subtree or root
-    lines, truncated, hidden = _walk_lines(
+    lines, _cut, hidden = _walk_lines(
         start, refs, filter=filter, depth=depth, include_root=subtree is not None
     )
     if not lines:
@@ -250,8 +260,6 @@ async def read_page(
             return "(empty page)"
         lines = ["(nothing to show)"]
     out = "\n".join(lines)
-    if truncated:
-        return f"{out}\n{TRUNCATED}"
     footer = f"Viewport: {viewport[0]}x{viewport[1]}"
     if hidden and filter is None:
         footer += f'\n(Not shown: {hidden} outside the viewport; use filter "all" to include them.)'
@@ -491,22 +499,18 @@ async def page_text(tab: Tab) -> str:
             continue
         if isinstance(value, str):
             parts.append(value)
-    text = "\n\n".join(p for p in (_tidy(p) for p in parts if isinstance(p, str)) if p)
-    if len(text) > OUTPUT_CAP:
-        cut = text[: OUTPUT_CAP - len(TEXT_TRUNCATED) - 1]
-        text = cut[: cut.rfind("\n")] if "\n" in cut[-2000:] else cut
-        text = f"{text}\n{TEXT_TRUNCATED}"
-    return text
+    return "\n\n".join(p for p in (_tidy(p) for p in parts if isinstance(p, str)) if p)
 
 
 __all__ = [
     "FIND_MAX",
     "OUTPUT_CAP",
-    "TRUNCATED",
+    "WHAT",
     "describe",
     "find",
     "find_node",
     "page_text",
     "rank",
+    "read_on",
     "read_page",
 ]

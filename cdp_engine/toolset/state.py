@@ -89,6 +89,8 @@ class ManagedTab:
     unsubscribe: list[Callable[[], Any]] = field(default_factory=list)
     console: Any = None
     network: Any = None
+    # Continuation refs handed out in cut read_page / get_page_text output (executor._window): ref -> what it reads.
+    continuations: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
