@@ -40,6 +40,11 @@ class AgentTab(core.Tab):
         `jpeg_quality` is the quality of a "jpeg" or "webp" screenshot."""
         return await self.element_index.state(screenshot=screenshot, jpeg_quality=jpeg_quality)
 
+    def changes(self) -> dict[str, Any]:
+        """What changed between the last two states this tab returned (docs/changes.md): an extra beside the
+        state, with every current index; the state object and its state_hash are untouched."""
+        return self.element_index.changes()
+
     async def act(self, action: Any, *, screenshot: Screenshot = True) -> dict[str, Any]:
         """Run one protocol action (dict or JSON text); the next state, or the previous one plus `error`."""
         return await self.element_index.act(action, screenshot=screenshot)

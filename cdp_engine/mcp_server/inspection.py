@@ -18,6 +18,7 @@ from ..core.files import ScreenshotOptions
 from ..core.refs import NodeRef
 from ..errors import CDPEngineError, CommandTimeoutError, JavaScriptError, ProtocolError
 from ..snapshot.ax_tree import capture_ax_tree
+from . import changes as snapshot_changes
 from .envelope import ToolError
 from .instances import STATIC_RESOURCE_TYPES, Instance, Page
 from .interaction import coerce_bool
@@ -102,12 +103,26 @@ def _artifact(ctx: Ctx, path: str, payload: bytes) -> str:
 # ----- snapshot ----------------------------------------------------------------------------------
 
 
-@tool(read_only=True, docs={"selector": "CSS selector: snapshot only that element's subtree (no refs)."})
+@tool(
+    read_only=True,
+    docs={
+        "selector": "CSS selector: snapshot only that element's subtree (no refs).",
+        "changes": "Only what changed since this page's previous snapshot, plus every current ref (docs/mcp.md); "
+        "full after a navigation.",
+    },
+)
 async def browser_snapshot(
-    ctx: Ctx, selector: str | None = None, *, page_id: str | None = None, frame_id: str | None = None
+    ctx: Ctx,
+    selector: str | None = None,
+    *,
+    page_id: str | None = None,
+    frame_id: str | None = None,
+    changes: bool = False,
 ) -> dict[str, Any]:
     """Accessibility snapshot of the page (or one frame) as YAML; interactive elements carry [ref=eN] for the
     action tools. Refs die with their document: take a new snapshot after navigating."""
+    if changes and selector is not None:
+        raise ToolError("invalid_params", "changes cannot be combined with selector (a selector snapshot has no refs).")
     page = await ctx.page(page_id)
     cdp_frame, _ = ctx.frame(page, frame_id)
 
@@ -122,11 +137,13 @@ async def browser_snapshot(
                 raise ToolError("internal_error", "The frame's accessibility tree could not be captured.")
         if selector is not None:
             text = await _selector_snapshot(page, cdp_frame, root, selector)
+            shown = {"snapshot": text, **snapshot_changes.observe(page, cdp_frame, None, changes=False)}
         else:
             text = render(root, page.refs)
+            shown = snapshot_changes.observe(page, cdp_frame, text, changes=changes)
         frame = tab.frames.get(cdp_frame)
         url = tab.url if cdp_frame == tab.main_frame_id else (frame.url if frame else "")
-        return {"snapshot": text, "url": url, "page_id": page.page_id, "frame_id": page.frame_id(cdp_frame)}
+        return {**shown, "url": url, "page_id": page.page_id, "frame_id": page.frame_id(cdp_frame)}
 
     return await ctx.guard(page, read)
 
