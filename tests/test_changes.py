@@ -149,6 +149,22 @@ async def test_indices_from_the_extra_are_actionable(tab: cdp_engine.Tab, site: 
     assert [r["element"] for r in tab.changes()["removed"]] == ['button type=submit "Remove plums"']
 
 
+async def test_a_rerender_into_equal_elements_is_no_change(tab: cdp_engine.Tab, site: Any) -> None:
+    """New nodes with the same descriptors (a framework re-rendering a list) are the same elements to the caller."""
+    html = """<ul id="l"><li><a href="/a">A</a></li><li><a href="/b">B</a></li></ul>
+    <button onclick="const l = document.getElementById('l'); l.innerHTML = l.innerHTML + '<li><a href=/c>C</a></li>'">
+    More</button>"""
+    await tab.goto(url(site, html))
+    first = check(await tab.state(screenshot=False))
+    after = check(await tab.act({"action": "click_element", "element_index": find(first, "More")}, screenshot=False))
+    changes = tab.changes()
+    assert [d["text_content"] for d in changes["added"].values()] == ["C"]
+    assert changes["removed"] == [] and changes["changed"] == {}
+    assert changes["renumbered"] == {"3": 4}  # the button moved down one
+    assert "+ <li>[3]<a href=\"/c\">C</a></li>" in changes["text"]
+    complete(changes, after)
+
+
 async def test_navigation_gives_a_full_extra(tab: cdp_engine.Tab, site: Any) -> None:
     await tab.goto(url(site))
     await tab.state(screenshot=False)
@@ -373,6 +389,19 @@ async def test_snapshot_changes_after_navigation_is_full(mcp: Mcp, site: Any) ->
     result = await mcp.snap(changes=True)
     assert result["mode"] == "full" and result["reason"] == "navigated"
     assert set(REF.findall(result["snapshot"])) == await current_refs(mcp)
+
+
+async def test_snapshot_changes_of_another_frame_is_full(mcp: Mcp, site: Any) -> None:
+    inner = site.add(f"/changes/{next(_paths)}", "<button>Inside</button>")
+    await mcp.ok("browser_navigate", url=url(site, f"<h1>Outer</h1><iframe src='{inner}'></iframe>"))
+    frames = (await mcp.ok("browser_frames"))["frames"]
+    child = next(f["frame_id"] for f in frames if f["url"] == inner)
+    await mcp.snap(changes=True)
+    result = await mcp.snap(changes=True, frame_id=child)
+    assert result["mode"] == "full" and result["reason"] == "previous snapshot was of another frame"
+    assert 'button "Inside"' in result["snapshot"]
+    again = await mcp.snap(changes=True, frame_id=child)
+    assert again["changes"] == NO_CHANGES and 'button "Inside" [ref=' in again["refs"]
 
 
 async def test_snapshot_changes_refuses_a_selector(mcp: Mcp, site: Any) -> None:
