@@ -7,6 +7,8 @@
     POST /action[?screenshot=...]     -> 200 next state JSON (a protocol `error` is part of the state);
                                          400 previous state + error ACTION_VALIDATION_FAILED when the
                                          body is not JSON or not a valid action
+    GET  /changes                     -> 200 what changed from the state returned before the latest
+                                         one to the latest (docs/changes.md); 409 before any state
 
 Every route but /health needs `Authorization: Bearer <token>`: the service drives a real browser,
 and the token is what stops any other local process or web page (DNS rebinding) from using it.
@@ -222,6 +224,17 @@ async def _action(request: web.Request) -> web.Response:
     return _json(state, status, headers)
 
 
+async def _changes(request: web.Request) -> web.Response:
+    """The changes extra of the latest state this service returned: beside the state, never inside it."""
+    service = request.app[SERVICE]
+    async with service.lock:
+        tab = await service.tab()
+        try:
+            return _json(ElementIndex.of(tab).changes())
+        except LookupError as exc:
+            return _json({"error": str(exc)}, 409)
+
+
 def create_app(
     browser: Browser, *, token: str, start_url: str | None = None, policies: Policies | None = None,
     storage_state: str | dict[str, Any] | None = None, result_chars: int = RESULT_CHARS,
@@ -243,6 +256,7 @@ def create_app(
     app.router.add_get("/health", _health)
     app.router.add_get("/state", _state)
     app.router.add_post("/action", _action)
+    app.router.add_get("/changes", _changes)
     return app
 
 

@@ -82,6 +82,7 @@ class BrowserEnv:
     adds ``read_page`` (the state's page_content, for now); ``init_scripts`` run at the start of
     every document in every frame of every tab of each episode (popups included: they are added
     when the tab attaches, before it runs); ``permissions`` are granted to each episode's context.
+    ``changes`` adds ``changes``: what changed since the tab's last observation, every index kept (docs/changes.md).
     ``prewarm`` prepares the next episode's context and blank tab while the current one runs: a
     new context needs a new renderer process, the one slow part of a reset; the old context is
     disposed in the background. ``step_timeout`` / ``reset_timeout``: each call's one overall deadline
@@ -104,7 +105,7 @@ class BrowserEnv:
         step_timeout: float | None = None,
         reset_timeout: float | None = None,
         allowed_origins: Iterable[str] = (), blocked_origins: Iterable[str] = (),
-        storage_state: storage.Source | None = None,
+        storage_state: storage.Source | None = None, changes: bool = False,
     ) -> None:
         self.browser = browser
         self.initial_state = storage.load(storage_state) if storage_state is not None else None  # checked now
@@ -113,7 +114,7 @@ class BrowserEnv:
         self.step_timeout = default if step_timeout is None else step_timeout
         self.reset_timeout = default if reset_timeout is None else reset_timeout
         self.screenshot: Screenshot = screenshot
-        self.read_page = read_page
+        self.read_page, self.changes = read_page, changes
         self.init_scripts = list(init_scripts)
         self.permissions = list(permissions)
         self.wait_until: WaitUntil = wait_until
@@ -365,6 +366,8 @@ class BrowserEnv:
             obs["screenshot"] = ""
         if self.read_page:
             obs["read_page"] = state.get("page_content", "")
+        if self.changes and self.active is not None:
+            obs["changes"] = ElementIndex.of(self.active).changes(state)
         return obs
 
     def _record(self, step: int, action: Any, state: dict[str, Any], info: dict[str, Any]) -> None:

@@ -30,6 +30,7 @@ from ..errors import (
     TargetClosedError,
 )
 from ..snapshot.capture import Capture, ContentWindow, Element, StateCapturer, state_hash
+from ..snapshot.changes import Observation, index_changes
 from .actions import ActionValidationError, json_safe, parse_action
 
 if TYPE_CHECKING:
@@ -106,6 +107,10 @@ class ElementIndex:
         # The budget of page_content in characters (core/budget.py): a longer text is cut after a whole line with
         # a marker naming the offset to read on. A server sets its own (the HTTP service: --result-chars).
         self.result_chars: int = RESULT_CHARS
+        # The last two states returned (state() or act()), for changes(); the capture of the latest.
+        self._observed: Observation | None = None
+        self._prior: Observation | None = None
+        self._observed_capture: Capture | None = None
 
     async def state(
         self,
@@ -123,16 +128,16 @@ class ElementIndex:
         text is one after the capture, and the state of the last good call stays current."""
         content = (check_offset(offset), check_budget(max_chars) if max_chars is not None else self.result_chars)
         if not tracing.enabled():
-            return await self._state(screenshot=screenshot, jpeg_quality=jpeg_quality, content=content)
+            return self._observe(await self._state(screenshot=screenshot, jpeg_quality=jpeg_quality, content=content))
         with tracing.span("cdp_engine.state", {"cdp_engine.url": self.tab.url}) as current:
             state = await self._state(screenshot=screenshot, jpeg_quality=jpeg_quality, content=content)
             tracing.add_timings(current, self.tab.last_timings)
-            return state
+            return self._observe(state)
 
     async def act(self, raw_action: Any, *, screenshot: ScreenshotSpec = True) -> dict[str, Any]:
         """Run one action (see _act); a span with its outcome and timings when tracing is on."""
         if not tracing.enabled():
-            return await self._act(raw_action, screenshot=screenshot)
+            return self._observe(await self._act(raw_action, screenshot=screenshot))
         name = raw_action.get("action") if isinstance(raw_action, dict) else None
         with tracing.span("cdp_engine.act", {"cdp_engine.action": str(name or "?")}) as current:
             state = await self._act(raw_action, screenshot=screenshot)
@@ -140,7 +145,35 @@ class ElementIndex:
             if current is not None and isinstance(error, dict):
                 current.set_attribute("cdp_engine.error", str(error.get("code")))
             tracing.add_timings(current, self.tab.last_timings)
-            return state
+            return self._observe(state)
+
+    # ----- what changed (snapshot/changes.py; docs/changes.md) ----------------------------------
+
+    def changes(self, state: dict[str, Any] | None = None) -> dict[str, Any]:
+        """What changed from the state returned before the latest one to the latest one (state() or act()):
+        added, removed and changed elements and page_content lines, always with every current index. An
+        extra beside the state: the state object and its state_hash are untouched. `state`: a state a
+        surface handed on that is not the latest returned here (it is observed first). LookupError before
+        any state was returned."""
+        if state is not None and (self._observed is None or self._observed.state["element_index"] is not
+                                  state.get("element_index")):  # fmt: skip
+            self._observe(state)
+        if self._observed is None:
+            raise LookupError("no state was returned yet: request a state first")
+        return index_changes(self._prior, self._observed)
+
+    def _observe(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Remember a state returned to the caller (cheap: references, no diff) for changes()."""
+        index = state.get("element_index")
+        capture = next(
+            (c for c in (self.current, self._observed_capture) if c is not None and c.state.get("element_index") is index),
+            None,
+        )
+        frame = self.tab.frames.get(self.tab.main_frame_id)
+        kept = {key: state.get(key) for key in ("url", "page_content", "element_index", "state_hash")}
+        self._prior, self._observed = self._observed, Observation.of(kept, capture, frame.loader_id if frame else "")
+        self._observed_capture = capture
+        return state
 
     async def _state(
         self, *, screenshot: ScreenshotSpec = True, jpeg_quality: int = 80, content: ContentWindow | None = None

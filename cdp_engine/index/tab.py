@@ -52,6 +52,11 @@ class AgentTab(core.Tab):
             screenshot=screenshot, jpeg_quality=jpeg_quality, offset=offset, max_chars=max_chars
         )
 
+    def changes(self) -> dict[str, Any]:
+        """What changed between the last two states this tab returned (docs/changes.md): an extra beside the
+        state, with every current index; the state object and its state_hash are untouched."""
+        return self.element_index.changes()
+
     async def act(self, action: Any, *, screenshot: Screenshot = True) -> dict[str, Any]:
         """Run one protocol action (dict or JSON text); the next state, or the previous one plus `error`."""
         return await self.element_index.act(action, screenshot=screenshot)

@@ -19,6 +19,7 @@ from ..core.files import ScreenshotOptions
 from ..core.refs import NodeRef
 from ..errors import CDPEngineError, CommandTimeoutError, JavaScriptError, ProtocolError
 from ..snapshot.ax_tree import capture_ax_tree
+from . import changes as snapshot_changes
 from .envelope import ToolError
 from .instances import STATIC_RESOURCE_TYPES, Instance, Page
 from .interaction import coerce_bool
@@ -109,6 +110,8 @@ SNAPSHOT_DOCS = {
     "depth": "Element levels to show.",
     "offset": "Start offset (next_offset).",
     "max_chars": "Default 40000.",
+    "changes": "Only what changed since this page's previous snapshot, plus every current ref (docs/mcp.md); "
+    "full after a navigation.",
 }  # element (playwright-mcp's description of the ref) is accepted and ignored
 SNAPSHOT_WHAT = "snapshot"
 
@@ -127,12 +130,20 @@ async def browser_snapshot(
     interactive_only: bool | None = None,
     offset: int | None = None,
     max_chars: int | None = None,
+    changes: bool = False,
 ) -> dict[str, Any]:
     """Accessibility snapshot of the page (or one frame) as YAML; interactive elements carry [ref=eN] for the
     action tools. Refs die with their document: take a new snapshot after navigating. Cut past max_chars,
     naming next_offset."""
     if selector is not None and ref is not None:
         raise ToolError("invalid_params", "Pass selector or ref, not both.")
+    if changes and (selector is not None or ref is not None or depth is not None or viewport_only
+                    or interactive_only or offset):
+        raise ToolError(
+            "invalid_params",
+            "changes cannot be combined with selector, ref, depth, viewport_only, interactive_only or offset "
+            "(it compares whole snapshots of the page).",
+        )
     if depth is not None and depth < 1:
         raise ToolError("invalid_params", "depth must be 1 or more.")
     try:
@@ -168,10 +179,20 @@ async def browser_snapshot(
             text = render(node, page.refs, include_root=True, view=view)
         else:
             text = render(root, page.refs, view=view)
+        # Only a whole, unscoped snapshot is a baseline for the next `changes` call (a part of it still is:
+        # the baseline is the whole text); a selector, ref or view snapshot is none.
+        whole = selector is None and scope is None and view == View(None, False, False)
+        shown = snapshot_changes.observe(page, cdp_frame, text if whole else None, changes=changes)
         frame = tab.frames.get(cdp_frame)
         url = tab.url if cdp_frame == tab.main_frame_id else (frame.url if frame else "")
-        data = {"snapshot": text, "url": url, "page_id": page.page_id, "frame_id": page.frame_id(cdp_frame)}
-        return _snapshot_window(data, budget, offset)
+        where = {"url": url, "page_id": page.page_id, "frame_id": page.frame_id(cdp_frame)}
+        if "snapshot" not in shown and len(shown["changes"]) + len(shown["refs"]) > budget:
+            # A diff longer than the budget saves nothing: the (windowed) whole snapshot instead.
+            shown = {"mode": "full", "reason": "changes longer than max_chars"}
+        if "snapshot" not in shown and shown.get("mode") == "changes":
+            return {**shown, **where}
+        return _snapshot_window({"snapshot": text, **{k: v for k, v in shown.items() if k != "snapshot"}, **where},
+                                budget, offset)  # fmt: skip
 
     return await ctx.guard(page, read)
 
