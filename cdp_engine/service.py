@@ -4,7 +4,9 @@
     GET  /state?screenshot=0|1|jpeg   -> 200 state JSON
          [&offset=N][&max_chars=M]        (which part of the page's text page_content holds: default from 0,
                                           --result-chars characters; 400 for a bad value, nothing captured)
-    POST /action[?screenshot=...]     -> 200 next state JSON (a protocol `error` is part of the state);
+         [&max_width=N&max_height=N]     the screenshot shrunk to fit N image px (never enlarged)
+         [&quality=0-100]                a jpeg's quality (screenshot=jpeg only); bad values: 400
+    POST /action[?screenshot=...]     -> 200 next state JSON, the same screenshot parameters (a protocol `error` is part of the state);
                                          400 previous state + error ACTION_VALIDATION_FAILED when the
                                          body is not JSON or not a valid action
     GET  /changes                     -> 200 what changed from the state returned before the latest
@@ -39,6 +41,7 @@ from aiohttp import web
 
 from .core.browser import Browser, BrowserContext, Tab
 from .core.budget import BudgetError, check_budget, check_offset
+from .core.files import ScreenshotOptions, ScreenshotSpec
 from .core.options import LOOPBACK_HOSTS, Settings, bind, run_command
 from .core.policies import RESULT_CHARS, SERVER_SCHEMES, Policies
 from .index.element_index import ElementIndex
@@ -64,6 +67,9 @@ _SCREENSHOT_VALUES: dict[str, Screenshot] = {
     "jpeg": "jpeg",
     "jpg": "jpeg",
 }
+
+
+_SIZING = ("max_width", "max_height", "quality")  # ScreenshotOptions fields a request may set
 
 
 def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
@@ -138,12 +144,27 @@ class _Service:
 SERVICE = web.AppKey("cdp_engine_service", _Service)
 
 
-def _screenshot_param(request: web.Request) -> Screenshot:
+def _screenshot_param(request: web.Request) -> ScreenshotSpec:
     raw = request.query.get("screenshot", "1").strip().lower()
     try:
-        return _SCREENSHOT_VALUES[raw]
+        spec = _SCREENSHOT_VALUES[raw]
     except KeyError:
         raise web.HTTPBadRequest(reason=f"screenshot must be 0, 1 or jpeg, got {raw!r}") from None
+    sizing = {name: request.query[name] for name in _SIZING if name in request.query}
+    if not sizing or spec is False:
+        return spec
+    try:  # one checker: ScreenshotOptions refuses what no capture could use (400 before anything runs)
+        values = {name: int(value) for name, value in sizing.items()}
+        if "quality" in values and spec != "jpeg":
+            raise ValueError("quality applies to screenshot=jpeg only")
+        return ScreenshotOptions(
+            format="jpeg" if spec == "jpeg" else "png",
+            quality=values.get("quality"),
+            max_width=values.get("max_width"),
+            max_height=values.get("max_height"),
+        )
+    except ValueError as exc:
+        raise web.HTTPBadRequest(reason=f"screenshot parameters: {exc}") from None
 
 
 def _timings_header(tab: Tab) -> dict[str, str]:

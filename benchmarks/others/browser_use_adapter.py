@@ -8,7 +8,6 @@ it over CDP. One measurement is `get_browser_state_summary(include_screenshot=Fa
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import sys
 import time
@@ -26,6 +25,7 @@ from common import (
     package_version,
     parse_args,
     quiet_browser_use,
+    stop_browser_use,
 )
 
 
@@ -72,11 +72,7 @@ async def main() -> None:
         except Exception as exc:
             emit("error", url=url, metric=None, error=error_text(exc))
         finally:
-            if session is not None:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(session.kill(), 10)
-            if chrome is not None:
-                chrome.close()
+            await stop_browser_use(session, chrome)
     emit("done")
 
 

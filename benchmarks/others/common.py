@@ -254,3 +254,14 @@ def package_version(name: str) -> str | None:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
         return None
+
+
+async def stop_browser_use(session: Any, chrome: LaunchedChromium | None) -> None:
+    """End a browser-use session (bounded: its kill can hang) and the Chromium it was connected to."""
+    import asyncio
+
+    if session is not None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(session.kill(), 10)
+    if chrome is not None:
+        chrome.close()

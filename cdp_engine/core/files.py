@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -211,6 +212,44 @@ def _oversize(options: ScreenshotOptions, width: int | None, height: int | None)
     if options.max_height is not None and height and height > options.max_height:
         factor = min(factor, options.max_height / height)
     return factor
+
+
+@dataclass(frozen=True)
+class PageTile:
+    """One part of a whole-page capture kept readable (`page_tile`): `region` of the page in CSS pixels,
+    its `index` of `count` tiles (top to bottom; the last one reaches the page's end), and `scale`."""
+
+    region: Region
+    index: int
+    count: int
+    scale: float
+
+    @property
+    def next_index(self) -> int | None:
+        return self.index + 1 if self.index + 1 < self.count else None
+
+
+def tile_count(page: Region, max_width: int, max_height: int) -> tuple[float, float, int]:
+    """(scale, tile height in CSS px, tile count) that cover `page` with images of at most max_width x
+    max_height image pixels: the page's full width at `scale` (never enlarged), cut into bands."""
+    width, height = max(1.0, float(page["width"])), max(1.0, float(page["height"]))
+    scale = min(1.0, max_width / width)
+    band = max(1.0, float(math.floor(max_height / scale)))
+    return scale, band, max(1, math.ceil(height / band - 1e-6))
+
+
+def page_tile(page: Region, index: int, max_width: int, max_height: int) -> PageTile:
+    """Tile `index` of a whole page cut into readable bands (ValueError past the last one).
+
+    Why tiles: one image of a long page scaled to fit (a 1280 x 49,000 px page into 1568 px is 41 px wide)
+    shows nothing; bands of the page's width at the same scale as a viewport capture read like one."""
+    scale, band, count = tile_count(page, max_width, max_height)
+    if not 0 <= index < count:
+        raise ValueError(f"tile must be 0-{count - 1}: the page has {count} tile{'s' if count > 1 else ''}")
+    top = float(page.get("y", 0.0)) + index * band
+    bottom = float(page.get("y", 0.0)) + float(page["height"])
+    region = {"x": float(page.get("x", 0.0)), "y": top, "width": float(page["width"]), "height": min(band, bottom - top)}
+    return PageTile(region, index, count, scale)
 
 
 def image_size(data: bytes) -> tuple[int, int] | None:

@@ -101,6 +101,13 @@ def _result_chars(value: str) -> int:
     if not value.strip().isdigit() or not MIN_RESULT_CHARS <= int(value) <= MAX_RESULT_CHARS:
         raise ValueError(f"not a whole number from {MIN_RESULT_CHARS:,} to {MAX_RESULT_CHARS:,}")
     return int(value)
+def _in_range(low: int, high: int, unit: str = "") -> Callable[[str], int]:
+    def parse(value: str) -> int:
+        if not value.strip().isdigit() or not low <= int(value) <= high:
+            raise ValueError(f"not a whole number {low}-{high}{unit}")
+        return int(value)
+
+    return parse
 
 
 def _viewport(value: str) -> tuple[int, int]:
@@ -255,6 +262,19 @@ class Settings:
     http: bool = _opt(False, "streamable HTTP at http://HOST:PORT/mcp instead of stdio", parse_flag, ("mcp",), kind="flag")
     isolation: str | None = _opt(None, "per instance: a browser context (default) or a process", _choice("context", "process"), ("mcp",))
     max_instances: int | None = _opt(None, "most instances at once (default 10)", _positive, ("mcp",), metavar="N")
+    # Screenshots sized for models (issue 16, Build 5): the MCP server's defaults when a call names none.
+    screenshot_max_width: int | None = _opt(
+        None, "largest browser_screenshot width in image px (default 1568)", _in_range(16, 16384, " px"), ("mcp",),
+        metavar="PX", library="mcp Config(screenshot_max_width=...)",
+    )
+    screenshot_max_height: int | None = _opt(
+        None, "largest browser_screenshot height in image px, a full-page tile's too (default 1568)",
+        _in_range(16, 16384, " px"), ("mcp",), metavar="PX", library="mcp Config(screenshot_max_height=...)",
+    )
+    screenshot_quality: int | None = _opt(
+        None, "jpeg and webp browser_screenshot quality (default 80)", _in_range(0, 100), ("mcp",), metavar="Q",
+        library="mcp Config(screenshot_quality=...)",
+    )
     given: frozenset[str] = field(default=frozenset(), metadata={"internal": True})
     sources: Mapping[str, str] = field(default_factory=dict, metadata={"internal": True})  # name -> where it was set
 

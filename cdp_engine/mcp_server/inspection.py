@@ -8,26 +8,27 @@ import base64
 import json
 import re
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import orjson
 
 from ..core import input, scripts
 from ..core.budget import BudgetError, check_budget, check_offset, context_lines, window
-from ..core.files import ScreenshotOptions
+from ..core.files import IMAGE_FORMATS, ImageFormat, PageTile, ScreenshotOptions, page_tile
 from ..core.refs import NodeRef
 from ..errors import CDPEngineError, CommandTimeoutError, JavaScriptError, ProtocolError
 from ..snapshot.ax_tree import capture_ax_tree
 from . import changes as snapshot_changes
 from .envelope import ToolError
-from .instances import STATIC_RESOURCE_TYPES, Instance, Page
+from .instances import STATIC_RESOURCE_TYPES, Config, Instance, Page
 from .interaction import coerce_bool
 from .observe import TEXT_CHECK, call_in_frame, frame_world
+from .params import Bounds
 from .registry import Ctx, tool
 from .snapshot import View, find_backend_node, find_frame_root, map_role, render
 
-MAX_IMAGE_SIDE = 1568
 LEVELS = {"debug": 0, "log": 1, "info": 1, "warning": 2, "error": 3}
 PAPER_INCHES = {"A3": (11.69, 16.54), "A4": (8.27, 11.69), "A5": (5.83, 8.27), "Letter": (8.5, 11.0),
                 "Legal": (8.5, 14.0), "Tabloid": (11.0, 17.0)}  # fmt: skip
@@ -264,13 +265,22 @@ def _main_world(page: Page, cdp_frame: str) -> tuple[Any, int | None]:
 # ----- screenshot --------------------------------------------------------------------------------
 
 
+ImageSide = Annotated[int, Bounds(16, 16384)]  # image pixels; Chromium's own limit is 16384 per side
+Quality = Annotated[int, Bounds(0, 100)]
+TileIndex = Annotated[int, Bounds(0, 100_000)]
+
+
 @tool(
     read_only=True,
     docs={
-        "image_format": "png or jpeg.",
-        "full_page": "Capture the whole scrollable page instead of the viewport.",
-        "path": "Server path inside the output folder to write the image to (returned instead of image_base64).",
-        "original": "Keep the original resolution (requires path); otherwise the long side is at most 1568 px.",
+        "image_format": "png, jpeg or webp.",
+        "full_page": "The whole page, in tiles of readable size (see tile).",
+        "path": "Write the image to this file in the output folder instead.",
+        "original": "Exact resolution, no scaling or tiles (requires path).",
+        "max_width": "Largest image width in px (server default 1568).",
+        "max_height": "Largest image height in px (server default 1568).",
+        "quality": "jpeg/webp quality 0-100.",
+        "tile": "full_page tile to return, from 0 (the result names the next).",
     },
 )
 async def browser_screenshot(
@@ -281,12 +291,16 @@ async def browser_screenshot(
     path: str | None = None,
     page_id: str | None = None,
     original: bool = False,
+    max_width: ImageSide | None = None,
+    max_height: ImageSide | None = None,
+    quality: Quality | None = None,
+    tile: TileIndex | None = None,
 ) -> dict[str, Any]:
-    """Screenshot of the viewport (or full page), downscaled so its long side is at most 1568 px."""
-    if image_format not in ("png", "jpeg"):
-        raise ToolError("invalid_params", "image_format must be 'png' or 'jpeg'.")
-    if original and path is None:
-        raise ToolError("invalid_params", "original=true requires a path.")
+    """Screenshot of the viewport, or of the whole page in tiles, scaled to fit max_width x max_height."""
+    request = screenshot_request(
+        ctx.config, image_format, full_page=full_page, path=path, original=original,
+        max_width=max_width, max_height=max_height, quality=quality, tile=tile,
+    )  # fmt: skip
     page = await ctx.page(page_id)
 
     if path is not None:
@@ -296,21 +310,24 @@ async def browser_screenshot(
         tab = page.tab
         region = await tab.screenshot_region(full_page=full_page)
         w, h = region["width"], region["height"]
-        limit = None if original else MAX_IMAGE_SIDE
-        config = ctx.config
+        part: PageTile | None = None
+        if request.tiled:
+            try:
+                part = page_tile(region, request.tile, request.max_width, request.max_height)
+            except ValueError as exc:
+                raise ToolError("invalid_params", f"{exc}.") from None
         options = ScreenshotOptions(
-            format="jpeg" if image_format == "jpeg" else "png",
-            quality=config.screenshot_quality if image_format == "jpeg" else None,
-            clip=region,
-            max_width=limit,
-            max_height=limit,
+            format=request.format,
+            quality=request.quality,
+            clip=part.region if part is not None else region,
+            max_width=None if original else request.max_width,
+            max_height=None if original else request.max_height,
             full_page=full_page,
             # A whole page is the image the result-size bound meets: it keeps the compact encoder.
-            optimize_for_speed=config.screenshot_optimize_for_speed and not full_page,
+            optimize_for_speed=ctx.config.screenshot_optimize_for_speed and not full_page,
         )
         shot = await tab.capture_screenshot(options, timeout=max(1.0, ctx.remaining()))
         encoded = shot.data
-        raw = base64.b64decode(encoded)
         data: dict[str, Any] = {
             "image_format": image_format,
             "width": shot.width,
@@ -319,13 +336,80 @@ async def browser_screenshot(
             "source_height": round(h),
             "original": original,
         }
+        if part is not None:
+            data.update(tile_fields(part))
         if path is not None:
-            data["path"] = _artifact(ctx, path, raw)
+            data["path"] = _artifact(ctx, path, base64.b64decode(encoded))
         else:
             data["image_base64"] = encoded
         return data
 
     return await ctx.guard(page, read)
+
+
+@dataclass(frozen=True)
+class ScreenshotRequest:
+    """browser_screenshot's arguments, checked, with the server's defaults filled in."""
+
+    format: ImageFormat
+    quality: int | None
+    max_width: int
+    max_height: int
+    tiled: bool
+    tile: int
+
+
+def screenshot_request(
+    config: Config,
+    image_format: str,
+    *,
+    full_page: bool,
+    path: str | None,
+    original: bool,
+    max_width: int | None,
+    max_height: int | None,
+    quality: int | None,
+    tile: int | None,
+) -> ScreenshotRequest:
+    """The checked request (invalid_params before anything is captured or written)."""
+    if image_format not in IMAGE_FORMATS:
+        raise ToolError("invalid_params", "image_format must be 'png', 'jpeg' or 'webp'.")
+    if original and path is None:
+        raise ToolError("invalid_params", "original=true requires a path.")
+    if original and (max_width is not None or max_height is not None or tile is not None):
+        raise ToolError("invalid_params", "original=true keeps the exact resolution: no max_width, max_height or tile.")
+    if quality is not None and image_format == "png":
+        raise ToolError("invalid_params", "quality applies to jpeg and webp only.")
+    if tile is not None and not full_page:
+        raise ToolError("invalid_params", "tile requires full_page=true.")
+    return ScreenshotRequest(
+        format=image_format,  # type: ignore[arg-type]  # checked against IMAGE_FORMATS above
+        quality=None if image_format == "png" else (config.screenshot_quality if quality is None else quality),
+        max_width=max_width or config.screenshot_max_width,
+        max_height=max_height or config.screenshot_max_height,
+        tiled=full_page and not original,
+        tile=tile or 0,
+    )
+
+
+def tile_fields(part: PageTile) -> dict[str, Any]:
+    """What a tile result says about its place in the page, and how to get the rest."""
+    top, height = part.region["y"], part.region["height"]
+    fields: dict[str, Any] = {
+        "tile": part.index,
+        "tile_count": part.count,
+        "tile_y": round(top),
+        "tile_height": round(height),
+        "next_tile": part.next_index,
+    }
+    if part.next_index is not None:
+        fields["note"] = (
+            f"Tile {part.index + 1} of {part.count}: page y {round(top)}-{round(top + height)} px. "
+            f"For the next part call browser_screenshot with full_page=true, tile={part.next_index}."
+        )
+    elif part.count > 1:
+        fields["note"] = f"Tile {part.count} of {part.count}: the end of the page."
+    return fields
 
 
 # ----- console, network, downloads ---------------------------------------------------------------

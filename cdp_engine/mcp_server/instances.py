@@ -145,6 +145,10 @@ class Config:
     # The budget in characters of a result that grows with the page (browser_snapshot; core/budget.py): a longer
     # one is cut after a whole line with a marker naming the offset to read on. Per call: max_chars.
     result_chars: int = RESULT_CHARS
+    # browser_screenshot's image size when a call names none (its max_width / max_height): the long side the
+    # models' image limits name; a full page comes in tiles of the page's width at most this size.
+    screenshot_max_width: int = 1568
+    screenshot_max_height: int = 1568
     # The tool sets tools/list offers and tools/call accepts (caps.py, docs/mcp.md "Tool sets"): `core` plus these
     # groups; ("all",) is every tool with every reference parameter. The server (from_env) defaults to the small
     # DEFAULT_CAPS; a Config built in Python offers every tool (its definitions reach no model).
@@ -178,6 +182,9 @@ class Config:
             raise ValueError(f"BROWSER_MCP_RESULT_CHARS={self.result_chars!r}: {exc.message}") from None
         if not 0 <= self.screenshot_quality <= 100:
             raise ValueError(f"screenshot_quality must be 0-100, not {self.screenshot_quality}")
+        for side in ("screenshot_max_width", "screenshot_max_height"):
+            if not 16 <= getattr(self, side) <= 16384:
+                raise ValueError(f"{side} must be 16-16384, not {getattr(self, side)}")
         self.allowed_origins = tuple(self.allowed_origins)
         self.blocked_origins = tuple(self.blocked_origins)
         if self.cdp_url is not None and (self.isolation == "process" or self.user_data_dir is not None):
@@ -229,6 +236,8 @@ class Config:
             "profile_root": _env(env, "PROFILE_ROOT", None, str),
             "screenshot_quality": _env(env, "SCREENSHOT_QUALITY", 80, int),
             "screenshot_optimize_for_speed": _env(env, "SCREENSHOT_OPTIMIZE_FOR_SPEED", True, parse_flag),
+            "screenshot_max_width": _env(env, "SCREENSHOT_MAX_WIDTH", 1568, int),
+            "screenshot_max_height": _env(env, "SCREENSHOT_MAX_HEIGHT", 1568, int),
             "caps": _env(env, "CAPS", DEFAULT_CAPS, parse_caps),
             "result_chars": _env(env, "RESULT_CHARS", RESULT_CHARS, int),
             "structured_content": _env(env, "STRUCTURED_CONTENT", False, parse_flag),

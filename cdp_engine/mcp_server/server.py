@@ -102,7 +102,7 @@ def lift_image(
     data = envelope.get("data")
     if envelope["status"] != "success" or not isinstance(data, dict) or not isinstance(data.get("image_base64"), str):
         return envelope, raw, None
-    mime = "image/png" if data.get("image_format") == "png" else "image/jpeg"
+    mime = f"image/{data.get('image_format')}" if data.get("image_format") in ("png", "webp") else "image/jpeg"
     lifted = {**envelope, "data": {**data, "image_base64": None, "image_content_index": 1}}
     return lifted, dumps(lifted), (data["image_base64"], mime)
 

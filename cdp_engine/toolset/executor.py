@@ -148,6 +148,8 @@ class ToolsetConfig:
       on redirects and popups too (a context given to the toolset gets them as its navigation policy).
     - `max_image_long_edge` / `max_image_pixels`: screenshots are scaled (by Chromium, with the
       capture clip's scale) to fit; coordinates from the model are scaled back.
+      `max_image_width` / `max_image_height` (None: no bound of their own) cap each side too: the
+      toolset's input is fixed by its spec, so these are the driver's options, never input fields.
     - `screenshot_format` / `screenshot_quality` (jpeg and webp) / `screenshot_optimize_for_speed`
       (Chromium's fast encoders: the same pixels, a png about 1.3x larger, about 20 ms sooner at 1280x720
       on a loaded 2-core machine, benchmarks/results/screenshot.md).
@@ -166,6 +168,8 @@ class ToolsetConfig:
     upload_documents: Mapping[str, str | Path] = field(default_factory=dict)
     max_image_long_edge: int = 1568
     max_image_pixels: int = 1_150_000
+    max_image_width: int | None = None
+    max_image_height: int | None = None
     screenshot_format: Literal["png", "jpeg", "webp"] = "png"
     screenshot_quality: int = 80
     screenshot_optimize_for_speed: bool = True
@@ -180,7 +184,12 @@ class ToolsetConfig:
     def __post_init__(self) -> None:
         check_budget(self.text_chars, "text_chars")  # a BudgetError (ValueError) naming it
         # A format or quality no capture could use is refused here, not at the first screenshot.
-        core_files.ScreenshotOptions(format=self.screenshot_format, quality=self.screenshot_quality)
+        core_files.ScreenshotOptions(
+            format=self.screenshot_format,
+            quality=self.screenshot_quality,
+            max_width=self.max_image_width,
+            max_height=self.max_image_height,
+        )
 
     def enabled(self, name: str) -> bool:
         entry = (self.configs or {}).get(name)
@@ -378,6 +387,10 @@ class BrowserToolset:
         w, h = self.viewport
         cfg = self.config
         scale = min(1.0, cfg.max_image_long_edge / max(w, h), math.sqrt(cfg.max_image_pixels / (w * h)))
+        if cfg.max_image_width is not None:
+            scale = min(scale, cfg.max_image_width / w)
+        if cfg.max_image_height is not None:
+            scale = min(scale, cfg.max_image_height / h)
         while scale > 0.05 and math.ceil(w * scale / 28) * math.ceil(h * scale / 28) > 4784:
             scale *= 0.98
         if scale >= 1.0:
