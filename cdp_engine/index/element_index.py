@@ -29,6 +29,7 @@ from ..errors import (
     TargetClosedError,
 )
 from ..snapshot.capture import Capture, Element, StateCapturer, state_hash
+from ..snapshot.extended import check_mode
 from .actions import ActionValidationError, json_safe, parse_action
 
 if TYPE_CHECKING:
@@ -47,6 +48,18 @@ SAME_PAGE_FIELDS = ("url", "title", "page_content", "element_index", "state_hash
 READ_RESERVE = 1.0
 # The prefix of an INTERNAL_BROWSER_ERROR message when a held dialog pauses the page (README: protocol).
 DIALOG_OPEN = "DIALOG_OPEN"
+# Extended mode: select_option on an element of these roles (not a <select>) clicks the option (_select_custom).
+LISTBOX_ROLES = frozenset({"listbox", "combobox", "menu", "tree", "grid", "radiogroup", "tablist"})
+# `this`: the listbox; true when the element marked with the token is inside it or in what it controls/owns.
+OPTION_OF_SCRIPT = r"""function(token) {
+    const root = this.getRootNode();
+    const ids = `${this.getAttribute('aria-controls') || ''} ${this.getAttribute('aria-owns') || ''}`;
+    const scopes = [this, ...ids.split(/\s+/).filter(Boolean).map((id) =>
+        (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id)).filter(Boolean)];
+    for (const scope of scopes)
+        for (const e of scope.querySelectorAll('*')) if (e.__cdpEngineOption === token) return true;
+    return false;
+}"""
 NAVIGABLE_SCHEMES = INDEX_SCHEMES  # the default navigation policy (core/policies.py); see ElementIndex.policies
 
 
@@ -104,43 +117,68 @@ class ElementIndex:
         # What navigate may reach; a server replaces it with its own (the HTTP service: Policies.for_service()).
         self.policies: Policies = Policies.for_index()
         self._end = 0.0  # the running act()'s deadline (time.perf_counter())
+        # The interactive set states hold: "strict" (the spec's list, the default) or "extended"
+        # (snapshot/extended.py). A tab of launch(interactive="extended") starts extended; a call may override.
+        self.interactive: str = check_mode(getattr(tab, "default_interactive", "strict"))
 
-    async def state(self, *, screenshot: ScreenshotSpec = True, jpeg_quality: int = 80) -> dict[str, Any]:
-        """The current state object (see _state); a span with its timings when tracing is on (core/tracing.py)."""
+    async def state(
+        self, *, screenshot: ScreenshotSpec = True, jpeg_quality: int = 80, interactive: str | None = None
+    ) -> dict[str, Any]:
+        """The current state object (see _state); a span with its timings when tracing is on (core/tracing.py).
+        `interactive` ("strict" or "extended") overrides the tab's set for this call."""
+        mode = self._mode(interactive)
         if not tracing.enabled():
-            return await self._state(screenshot=screenshot, jpeg_quality=jpeg_quality)
+            return await self._state(screenshot=screenshot, jpeg_quality=jpeg_quality, interactive=mode)
         with tracing.span("cdp_engine.state", {"cdp_engine.url": self.tab.url}) as current:
-            state = await self._state(screenshot=screenshot, jpeg_quality=jpeg_quality)
+            state = await self._state(screenshot=screenshot, jpeg_quality=jpeg_quality, interactive=mode)
             tracing.add_timings(current, self.tab.last_timings)
             return state
 
-    async def act(self, raw_action: Any, *, screenshot: ScreenshotSpec = True) -> dict[str, Any]:
-        """Run one action (see _act); a span with its outcome and timings when tracing is on."""
+    async def act(
+        self, raw_action: Any, *, screenshot: ScreenshotSpec = True, interactive: str | None = None
+    ) -> dict[str, Any]:
+        """Run one action (see _act); a span with its outcome and timings when tracing is on. The state after
+        it holds `interactive`'s set (default: the tab's)."""
+        mode = self._mode(interactive)
         if not tracing.enabled():
-            return await self._act(raw_action, screenshot=screenshot)
+            return await self._act(raw_action, screenshot=screenshot, interactive=mode)
         name = raw_action.get("action") if isinstance(raw_action, dict) else None
         with tracing.span("cdp_engine.act", {"cdp_engine.action": str(name or "?")}) as current:
-            state = await self._act(raw_action, screenshot=screenshot)
+            state = await self._act(raw_action, screenshot=screenshot, interactive=mode)
             error = state.get("error")
             if current is not None and isinstance(error, dict):
                 current.set_attribute("cdp_engine.error", str(error.get("code")))
             tracing.add_timings(current, self.tab.last_timings)
             return state
 
-    async def _state(self, *, screenshot: ScreenshotSpec = True, jpeg_quality: int = 80) -> dict[str, Any]:
+    def _mode(self, interactive: str | None) -> str:
+        return self.interactive if interactive is None else check_mode(interactive)
+
+    def reasons(self) -> dict[str, str]:
+        """Why each extended element of the latest state is indexed ({index: reason code}, only elements
+        outside the strict list): the opt-in field outside the hashed state (docs/extended.md)."""
+        if self.current is None:
+            return {}
+        return {str(i): el.reason for i, el in self.current.elements.items() if el.reason is not None}
+
+    async def _state(
+        self, *, screenshot: ScreenshotSpec = True, jpeg_quality: int = 80, interactive: str = "strict"
+    ) -> dict[str, Any]:
         """The current state object (cached while the page has not changed), within one command deadline.
 
         A held dialog: the last state at once, plus `error` DIALOG_OPEN (the paused page cannot be read).
         A hung renderer raises RendererHungError; a closed tab or dead browser raises its typed error
         (there may be no previous state to return)."""
         async with self._lock:
-            capture = await self._capture(screenshot, jpeg_quality)
+            capture = await self._capture(screenshot, jpeg_quality, interactive=interactive)
             if capture is None:
                 return self._dialog_state(self.current, None, ran=False)
             self.current = capture
             return dict(capture.state)
 
-    async def _act(self, raw_action: Any, *, screenshot: ScreenshotSpec = True) -> dict[str, Any]:
+    async def _act(
+        self, raw_action: Any, *, screenshot: ScreenshotSpec = True, interactive: str = "strict"
+    ) -> dict[str, Any]:
         """Run one action; the next state on success, the previous state plus `error` on failure.
 
         Never raises for a browser fault (a closed or crashed tab, a dead browser, a hung renderer): that is
@@ -160,7 +198,7 @@ class ElementIndex:
                         return self._error(self.current, "ACTION_VALIDATION_FAILED", invalid.message, failed)
                     return self._dialog_state(self.current, failed, ran=False)
                 if self.current is None:
-                    first = await self._capture(screenshot, timeout=end - time.perf_counter())
+                    first = await self._capture(screenshot, timeout=end - time.perf_counter(), interactive=interactive)
                     if first is None:
                         return self._dialog_state(None, failed, ran=False)
                     self.current = first
@@ -180,7 +218,7 @@ class ElementIndex:
                 t_action = time.perf_counter()
                 if action["action"] not in ("finish_task", "fail_task"):
                     self.capturer.invalidate()
-                capture = await self._capture(screenshot, timeout=end - time.perf_counter())
+                capture = await self._capture(screenshot, timeout=end - time.perf_counter(), interactive=interactive)
                 if capture is None:
                     return self._dialog_state(previous, action, ran=True)
             except (CDPEngineError, TimeoutError) as exc:
@@ -245,7 +283,12 @@ class ElementIndex:
         return self.tab.navigation_timeout + self.command_timeout
 
     async def _capture(
-        self, screenshot: ScreenshotSpec, jpeg_quality: int = 80, *, timeout: float | None = None
+        self,
+        screenshot: ScreenshotSpec,
+        jpeg_quality: int = 80,
+        *,
+        timeout: float | None = None,
+        interactive: str | None = None,
     ) -> Capture | None:
         """A capture within one command deadline (or `timeout`, what is left of the caller's, if sooner); None
         at once when a dialog is held (the renderer is paused and would answer nothing). A renderer found
@@ -253,7 +296,8 @@ class ElementIndex:
         tab = self.tab
         if tab.pending_dialog is not None:
             return None
-        work = self.capturer.capture(screenshot=screenshot, jpeg_quality=jpeg_quality)
+        mode = interactive or (self.current.interactive if self.current is not None else self.interactive)
+        work = self.capturer.capture(screenshot=screenshot, jpeg_quality=jpeg_quality, interactive=mode)
         limit = self.command_timeout if timeout is None else max(0.0, min(timeout, self.command_timeout))
         finished, capture = await unless_dialog(tab, bounded(tab, work, "the state capture", limit))
         return capture if finished else None
@@ -468,6 +512,9 @@ class ElementIndex:
         await self.settle(typing())
 
     async def _select_option(self, element: Element, capture: Capture, option_index: int) -> None:
+        if element.tag != "select" and capture.interactive == "extended" and element.descriptor.get("role") in LISTBOX_ROLES:
+            await self._select_custom(element, capture, option_index)
+            return
         if element.tag != "select":
             raise ActionError(
                 "ELEMENT_NOT_INTERACTIVE",
@@ -503,6 +550,30 @@ class ElementIndex:
             }""",
         )
         await self.settle(changed)
+
+    async def _select_custom(self, element: Element, capture: Capture, option_index: int) -> None:
+        """select_option on a custom listbox or combobox (extended mode): a trusted click on the option, which
+        must be an element of the same state inside the listbox or in what it controls or owns (aria-controls,
+        aria-owns). The same identity checks and error codes as a native select's."""
+        self._check_usable(element, element.index)
+        option = capture.elements.get(option_index)
+        if option is None:
+            raise ActionError(
+                "INVALID_ELEMENT_INDEX", f"Element with index {option_index} not found in the current element index."
+            )
+        if option.disabled:
+            raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Option {option_index} is disabled.")
+        option = await self._resolve(capture, option_index)
+        token = f"cdp-engine-option-{option_index}-{time.perf_counter_ns()}"
+        await self._call(option, "function(t) { this.__cdpEngineOption = t; }", token)
+        inside = await self._call(element, OPTION_OF_SCRIPT, token)
+        await self._call(option, "function() { delete this.__cdpEngineOption; }")
+        if inside is not True:
+            raise ActionError(
+                "ELEMENT_NOT_INTERACTIVE",
+                f"Element {option_index} is not an option of the listbox at index {element.index}.",
+            )
+        await self._click(option)
 
     async def _scroll(self, direction: str, pixels: int | None, capture: Capture) -> None:
         width, height = capture.viewport[0], capture.viewport[1]

@@ -15,6 +15,7 @@ from ..core import browser as core
 from ..core.files import ScreenshotSpec
 from ..core.policies import origin_policy
 from ..core.settle import observe
+from ..snapshot.extended import check_mode
 from .element_index import ElementIndex
 
 # False, True (png), "png", "jpeg", "webp" or core.files.ScreenshotOptions (clip, scale, maximum size).
@@ -35,14 +36,30 @@ class AgentTab(core.Tab):
         """The Element Index protocol on this tab (state capture, cache and actions)."""
         return ElementIndex.of(self)
 
-    async def state(self, *, screenshot: Screenshot = True, jpeg_quality: int = 80) -> dict[str, Any]:
-        """The protocol's state object: url, page_content, element_index, screenshot, state_hash.
-        `jpeg_quality` is the quality of a "jpeg" or "webp" screenshot."""
-        return await self.element_index.state(screenshot=screenshot, jpeg_quality=jpeg_quality)
+    # The interactive set of this tab's states unless a call says otherwise (docs/extended.md).
+    default_interactive = "strict"
 
-    async def act(self, action: Any, *, screenshot: Screenshot = True) -> dict[str, Any]:
+    async def state(
+        self, *, screenshot: Screenshot = True, jpeg_quality: int = 80, interactive: str | None = None
+    ) -> dict[str, Any]:
+        """The protocol's state object: url, page_content, element_index, screenshot, state_hash.
+        `jpeg_quality` is the quality of a "jpeg" or "webp" screenshot; `interactive` is "strict" (the
+        spec's list) or "extended" (docs/extended.md), default the tab's (`tab.element_index.interactive`)."""
+        return await self.element_index.state(screenshot=screenshot, jpeg_quality=jpeg_quality, interactive=interactive)
+
+    async def act(self, action: Any, *, screenshot: Screenshot = True, interactive: str | None = None) -> dict[str, Any]:
         """Run one protocol action (dict or JSON text); the next state, or the previous one plus `error`."""
-        return await self.element_index.act(action, screenshot=screenshot)
+        return await self.element_index.act(action, screenshot=screenshot, interactive=interactive)
+
+
+class ExtendedAgentTab(AgentTab):
+    """A tab of launch(interactive="extended"): its states hold the extended interactive set."""
+
+    default_interactive = "extended"
+
+
+def _tab_class(interactive: str) -> type[AgentTab]:
+    return ExtendedAgentTab if check_mode(interactive) == "extended" else AgentTab
 
 
 def launch(
@@ -59,11 +76,13 @@ def launch(
     downloads_dir: str | Path | None = None,
     allowed_origins: Iterable[str] = (),
     blocked_origins: Iterable[str] = (),
+    interactive: str = "strict",
 ) -> core.Starter:
     """Launch Chromium headless with a fresh profile: `async with launch() as browser:` (or `await launch()`).
 
     `allowed_origins` / `blocked_origins` restrict what every tab may reach, redirects and popups included
-    (docs/policies.md); an invalid entry is a ValueError before Chromium starts."""
+    (docs/policies.md); an invalid entry is a ValueError before Chromium starts. `interactive="extended"`
+    makes every tab's states hold the extended interactive set (docs/extended.md)."""
     return core.launch(
         executable,
         headless=headless,
@@ -75,7 +94,7 @@ def launch(
         navigation_timeout=navigation_timeout,
         dialog_policy=dialog_policy,
         downloads_dir=downloads_dir,
-        tab_class=AgentTab,
+        tab_class=_tab_class(interactive),
         navigation_policy=origin_policy(allowed_origins, blocked_origins),
     )
 
@@ -90,6 +109,7 @@ def connect(
     downloads_dir: str | Path | None = None,
     allowed_origins: Iterable[str] = (),
     blocked_origins: Iterable[str] = (),
+    interactive: str = "strict",
 ) -> core.Starter:
     """Attach to a running Chromium: a ws:// URL, or http://host:port resolved through /json/version."""
     return core.connect(
@@ -99,6 +119,6 @@ def connect(
         navigation_timeout=navigation_timeout,
         dialog_policy=dialog_policy,
         downloads_dir=downloads_dir,
-        tab_class=AgentTab,
+        tab_class=_tab_class(interactive),
         navigation_policy=origin_policy(allowed_origins, blocked_origins),
     )

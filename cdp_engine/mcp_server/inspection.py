@@ -102,9 +102,22 @@ def _artifact(ctx: Ctx, path: str, payload: bytes) -> str:
 # ----- snapshot ----------------------------------------------------------------------------------
 
 
-@tool(read_only=True, docs={"selector": "CSS selector: snapshot only that element's subtree (no refs)."})
+@tool(
+    read_only=True,
+    docs={
+        "selector": "CSS selector: snapshot only that element's subtree (no refs).",
+        "interactive": "strict (default: the server's setting) or extended: also give refs to click-handler "
+        "elements, tabs, pointer-cursor rows and other targets outside the strict list, each marked "
+        "[interactive=<reason>].",
+    },
+)
 async def browser_snapshot(
-    ctx: Ctx, selector: str | None = None, *, page_id: str | None = None, frame_id: str | None = None
+    ctx: Ctx,
+    selector: str | None = None,
+    *,
+    page_id: str | None = None,
+    frame_id: str | None = None,
+    interactive: Literal["strict", "extended"] | None = None,
 ) -> dict[str, Any]:
     """Accessibility snapshot of the page (or one frame) as YAML; interactive elements carry [ref=eN] for the
     action tools. Refs die with their document: take a new snapshot after navigating."""
@@ -113,7 +126,7 @@ async def browser_snapshot(
 
     async def read() -> dict[str, Any]:
         tab = page.tab
-        root = await capture_ax_tree(tab)
+        root = await capture_ax_tree(tab, interactive=interactive or ctx.config.interactive)
         for fid in list(tab.frames):
             page.refs.drop_document(fid)
         if root is not None and cdp_frame != tab.main_frame_id:

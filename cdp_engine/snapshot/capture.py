@@ -30,6 +30,7 @@ from ..cdp.connection import CDPSession, gc_paused
 from ..core.files import ScreenshotOptions, ScreenshotSpec, page_region, screenshot_options, start_screenshot
 from ..core.worlds import Worlds
 from ..errors import CDPEngineError
+from .extended import check_mode, find_extended
 
 if TYPE_CHECKING:
     from ..core.browser import Tab
@@ -89,6 +90,7 @@ TEXT_CAP = 200  # chars of text_content per element
 # Only the styles every node needs (hidden text, transparent subtrees). Clipping (overflow, position) and
 # occluder exemption (pointer-events) concern a few in-view boxes at most: VERIFY_SCRIPT asks for those.
 SNAPSHOT_STYLES = ["visibility", "opacity"]
+EXTENDED_STYLES = [*SNAPSHOT_STYLES, "cursor"]  # extended mode: where cursor: pointer starts
 VERIFY_GROUP = "cdp-engine-verify"
 # Runs in the isolated world with the uncertain nodes as arguments: the first `clips` are elements that
 # lie wholly outside an ancestor's box (is anything left once the overflow-clipping ancestors they do not
@@ -192,6 +194,7 @@ class Element:
     select_index: int | None = None  # for an option: the index of its select
     input_type: str | None = None
     role_known: bool = False  # role decided by the HTML mapping; no Accessibility lookup needed
+    reason: str | None = None  # extended mode: why an element outside the strict list is indexed
 
     def fingerprint(self) -> tuple[Any, ...]:
         d = self.descriptor
@@ -217,6 +220,7 @@ class Capture:
     # was sent (None: the page could paint by itself, so the image is never reused).
     shot_options: ScreenshotOptions | None = None
     shot_still: tuple[Any, ...] | None = None
+    interactive: str = "strict"  # the interactive set the index holds (snapshot/extended.py)
 
     @property
     def screenshot_format(self) -> str | None:
@@ -307,11 +311,13 @@ class _Doc:
         "attrs",
         "backend",
         "bounds",
+        "clickable",
         "clipped",
         "content_attr_ids",
         "content_doc",
         "cover_rect",
         "end",
+        "extended",
         "flagged",
         "frame_id",
         "input_checked",
@@ -325,6 +331,7 @@ class _Doc:
         "option_selected",
         "paints",
         "parent",
+        "pointer",
         "rects",
         "scroll",
         "session",
@@ -337,7 +344,9 @@ class _Doc:
         "visibility",
     )  # fmt: skip
 
-    def __init__(self, session: CDPSession, doc: dict[str, Any], strings: list[str]) -> None:
+    def __init__(
+        self, session: CDPSession, doc: dict[str, Any], strings: list[str], *, extended: bool = False
+    ) -> None:
         self.session = session
         self.frame_id: str = strings[doc["frameId"]] if doc.get("frameId", -1) >= 0 else ""
         self.url = strings[doc["documentURL"]] if doc.get("documentURL", -1) >= 0 else ""
@@ -393,8 +402,20 @@ class _Doc:
         # Most boxes have every style at its default: compare whole rows at C speed, decode the rest.
         usual = [where["visible"], where["1"]]
         unset = {-1, where[""]}
-        for li in [li for li, row in enumerate(layout["styles"]) if row != usual]:
-            row = layout["styles"][li]
+        styles = layout["styles"]
+        # Extended mode (snapshot/extended.py): the nodes DOMSnapshot calls clickable, and those whose
+        # computed cursor (a third style column) is pointer. Empty in strict mode.
+        self.clickable: set[int] = set()
+        self.pointer: set[int] = set()
+        self.extended: dict[int, str] = {}  # node -> reason code, set by the capture in extended mode
+        if extended:
+            self.clickable = set(nodes.get("isClickable", {"index": []})["index"])
+            pointer_id = _string_index(strings, "pointer")
+            node_index = self.node_index
+            self.pointer = {node_index[li] for li, row in enumerate(styles) if row[2:3] == [pointer_id]}
+            styles = [row[:2] for row in styles]
+        for li in [li for li, row in enumerate(styles) if row != usual]:
+            row = styles[li]
             if len(row) < len(SNAPSHOT_STYLES):
                 continue  # the document's own layout object has no styles
             ni = self.node_index[li]
@@ -437,6 +458,7 @@ async def element_boxes(
     snapshots: dict[str, tuple[CDPSession, dict[str, Any]]],
     viewport: tuple[float, float, float, float],
     oopif_owner: dict[tuple[str, int], str],
+    reasons: dict[tuple[str, int], str] | None = None,
 ) -> dict[tuple[str, int], ElementBox]:
     """Every element of the snapshots, keyed by (session id, backend node id), placed across frames exactly as
     the state capture places them (scroll, iframe content boxes, each frame's clip): the accessibility tree's
@@ -444,11 +466,20 @@ async def element_boxes(
 
     `snapshots` maps a frame session's frame id to (its session, its DOMSnapshot.captureSnapshot result);
     `oopif_owner` maps (owner session id, iframe backend node id) to the out-of-process frame it hosts.
+    With `reasons` (the snapshots taken with EXTENDED_STYLES), it is filled with the extended interactive
+    set: (session id, backend node id) -> reason code (snapshot/extended.py).
     """
+    extended = reasons is not None
     docs = {
-        fid: [_Doc(session, d, result["strings"]) for d in result["documents"]]
+        fid: [_Doc(session, d, result["strings"], extended=extended) for d in result["documents"]]
         for fid, (session, result) in snapshots.items()
     }
+    if reasons is not None:
+        for doc_list in docs.values():
+            for doc in doc_list:
+                sid = doc.session.id or ""
+                for node, reason in find_extended(doc).items():
+                    reasons[(sid, doc.backend[node])] = reason
     builder = _Builder(tab, None, viewport, docs, oopif_owner)
     await builder.place_frames()
     boxes: dict[tuple[str, int], ElementBox] = {}
@@ -609,14 +640,16 @@ class StateCapturer:
     # ----- capture ----------------------------------------------------------------------------
 
     async def capture(
-        self, *, screenshot: ScreenshotSpec = True, jpeg_quality: int = 80, use_cache: bool = True
+        self, *, screenshot: ScreenshotSpec = True, jpeg_quality: int = 80, use_cache: bool = True, interactive: str = "strict"
     ) -> Capture:
         """The current state; served from cache when nothing changed since the last capture.
 
         `screenshot`: False (none), True or "png", "jpeg" or "webp" (at `jpeg_quality`), or ScreenshotOptions.
         An unchanged state keeps its screenshot only when the page could not have painted by itself since
-        (still_signature) and the options are the same; otherwise only the screenshot is taken again."""
+        (still_signature) and the options are the same; otherwise only the screenshot is taken again.
+        `interactive`: "strict" or "extended" (snapshot/extended.py); a cached state serves only its own set."""
         t0 = time.perf_counter()
+        check_mode(interactive)
         options = screenshot_options(screenshot, quality=jpeg_quality)
         last = self.last
         if (
@@ -624,13 +657,14 @@ class StateCapturer:
             and last is not None
             and self.key_is_stable(last.version_key)
             and last.version_key[0] == self.tab.dom_version  # a navigation or frame change is a sure miss
+            and last.interactive == interactive
         ):
             sent = self.send_probes(still=options is not None)
             key = await self.read_probes(sent)
             if key == last.version_key:
                 return await self._from_cache(last, options, sent, t0)
         with gc_paused():  # the snapshot's lists are freed by refcount before the collector is back
-            capture = await self._capture(options, t0)
+            capture = await self._capture(options, t0, interactive == "extended")
         self.last = capture
         self.tab.last_timings = capture.timings
         return capture
@@ -664,7 +698,8 @@ class StateCapturer:
         timings["total_ms"] = (time.perf_counter() - t0) * 1000
         last.timings = timings
         self.tab.last_timings = timings
-        return Capture(state, last.elements, last.version_key, last.viewport, timings, shot_options, shot_still)
+        last_parts = (last.elements, last.version_key, last.viewport, timings, shot_options, shot_still, last.interactive)
+        return Capture(state, *last_parts)
 
     async def _shot_region(
         self, options: ScreenshotOptions, viewport: tuple[float, float, float, float]
@@ -678,11 +713,12 @@ class StateCapturer:
         width, height, left, top = viewport
         return {"x": float(left), "y": float(top), "width": float(width), "height": float(height)}
 
-    async def _capture(self, options: ScreenshotOptions | None, t0: float) -> Capture:
+    async def _capture(self, options: ScreenshotOptions | None, t0: float, extended: bool = False) -> Capture:
         tab = self.tab
         tab.check_open()
         frames = self.frame_sessions()
-        params = {"computedStyles": SNAPSHOT_STYLES, "includePaintOrder": True, "includeDOMRects": False}
+        styles = EXTENDED_STYLES if extended else SNAPSHOT_STYLES
+        params = {"computedStyles": styles, "includePaintOrder": True, "includeDOMRects": False}
         worlds = self.worlds
         missing = [fid for fid, _s in self._probe_frames() if worlds.get(fid) is None]
         if missing:  # a new document: its probe must be in place first (usually installed already at commit)
@@ -717,7 +753,10 @@ class StateCapturer:
                     raise result
                 continue  # a frame detaching mid-capture never fails the whole capture
             strings = result["strings"]
-            docs_by_session[fid] = [_Doc(s, d, strings) for d in result["documents"]]
+            docs_by_session[fid] = [_Doc(s, d, strings, extended=extended) for d in result["documents"]]
+            if extended:
+                for doc in docs_by_session[fid]:
+                    doc.extended = find_extended(doc)
         oopif_owner: dict[tuple[str, int], str] = {}  # (owner session id, backend id) -> frame id
         for (fid, s), owner in zip(frames[1:], owners, strict=True):
             if not isinstance(owner, BaseException):
@@ -758,7 +797,9 @@ class StateCapturer:
             "elements": float(len(element_index)),
             "verified": float(builder.verified),
         }
-        return Capture(state, {el.index: el for el in builder.elements}, key, viewport, timings, options, still)
+        mode = "extended" if extended else "strict"
+        elements = {el.index: el for el in builder.elements}
+        return Capture(state, elements, key, viewport, timings, options, still, mode)
 
 
 class _Builder:
@@ -939,6 +980,7 @@ class _Builder:
         types, names, rects, end, text_of = doc.types, doc.names, doc.rects, doc.end, doc.text_of
         attrs_of, flagged, content_ids = doc.attrs, doc.flagged, doc.content_attr_ids
         opacity_of, invisible, content_docs = doc.opacity, doc.visibility, doc.content_doc
+        extended = doc.extended  # empty in strict mode
         emit = self._emit
         content = self.content
         truncated = self.truncated  # refreshed after every call that may emit
@@ -1011,7 +1053,7 @@ class _Builder:
             else:
                 hidden = op <= 0 or cur_hidden
             closing: str | None = None
-            kind = "element" if i in flagged else TAG_KIND.get(name)
+            kind = "element" if i in flagged or i in extended else TAG_KIND.get(name)
             if kind is None:  # an inline element without meaning of its own (span, b, …): only its content
                 pass
             elif kind == "block":  # div and other blocks without meaning of their own
@@ -1101,7 +1143,7 @@ class _Builder:
     ) -> tuple[str, str | None]:
         role = attrs.get("role")
         role_attr = role.strip().lower().split(" ")[0] if role else ""
-        editable = attrs.get("contenteditable", None) in ("true", "")
+        editable = attrs.get("contenteditable", None) in ("true", "") or doc.extended.get(node) == "editable"
         index: int | None = None
         # Only a box in the viewport can be indexed (an option rides on its select's box).
         if not hidden and (
@@ -1112,6 +1154,7 @@ class _Builder:
                 or role_attr in INTERACTIVE_ROLES
                 or editable
                 or (name == "label" and self._is_label_for_control(doc, node, attrs, labelled))
+                or node in doc.extended
             )
             if interactive:
                 index = self._index(doc, node, name, attrs, role_attr, editable, opacity, loader)
@@ -1214,8 +1257,21 @@ class _Builder:
                     parts.append(doc.texts[v])
         return " ".join(" ".join(parts).split())
 
-    def _visible_text(self, doc: _Doc, node: int) -> str:
+    def _visible_text(self, doc: _Doc, node: int, *, pseudo: bool = True) -> str:
+        """The rendered text under a node; without `pseudo`, less ::marker, ::before and ::after content
+        (as innerText, which the identity check reads, has it: extended elements such as list items)."""
         parts = []
+        if not pseudo:
+            c, stop, names, end, text_of = node + 1, doc.end[node], doc.names, doc.end, doc.text_of
+            while c < stop:
+                if names[c].startswith("::"):
+                    c = end[c]
+                    continue
+                t = text_of.get(c)
+                if t:
+                    parts.append(t)
+                c += 1
+            return " ".join(" ".join(parts).split())
         for c in self._descendants(doc, node):
             t = doc.text_of.get(c)
             if t:
@@ -1301,7 +1357,7 @@ class _Builder:
         ox, oy = doc.offset
         for node in self._in_view(doc)[1]:
             name = names[node]
-            if types[node] != 1 or not (name in CANDIDATE_TAGS or node in flagged):
+            if types[node] != 1 or not (name in CANDIDATE_TAGS or node in flagged or node in doc.extended):
                 continue
             r = rects[node]
             if r[2] <= 0 or r[3] <= 0:
@@ -1443,6 +1499,8 @@ class _Builder:
             text = None if name != "select" else (self._selected_text(doc, node) or None)
         elif name == "option":
             text = self._raw_text(doc, node) or None
+        elif node in doc.extended:
+            text = self._visible_text(doc, node, pseudo=False)[:TEXT_CAP] or None
         else:
             text = self._visible_text(doc, node)[:TEXT_CAP] or None
         checked: bool | None = None
@@ -1500,6 +1558,7 @@ class _Builder:
             select_index=select_index,
             input_type=input_type,
             role_known=role is not False,
+            reason=doc.extended.get(node),
         )
         self.elements.append(element)
         if name == "select":

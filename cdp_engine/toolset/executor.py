@@ -129,6 +129,9 @@ class ToolsetConfig:
       on a loaded 2-core machine, benchmarks/results/screenshot.md).
     - `call_timeout`: one overall deadline per call, waiting for the call before it included; the
       member gets all of it but REPORT_BUDGET, which the `browser_state` report keeps.
+    - `interactive`: "strict" (default) or "extended": read_page's interactive filter and find also give
+      refs to the extended set (click-handler divs, tabs, pointer rows; docs/extended.md). The members'
+      input schemas are the spec's, so this is the driver's switch, not a member parameter.
     """
 
     configs: Mapping[str, Mapping[str, Any] | None] | None = None
@@ -148,6 +151,7 @@ class ToolsetConfig:
     call_timeout: float = 60.0
     expose_download_paths: bool = False
     follow_popups: bool = False
+    interactive: Literal["strict", "extended"] = "strict"
 
     def __post_init__(self) -> None:
         # A format or quality no capture could use is refused here, not at the first screenshot.
@@ -840,7 +844,7 @@ class BrowserToolset:
 
     async def _tree(self, managed: ManagedTab) -> Any:
         try:
-            return await capture_ax_tree(managed.tab)
+            return await capture_ax_tree(managed.tab, interactive=self.config.interactive)
         except TargetClosedError:
             raise
         except CDPEngineError:

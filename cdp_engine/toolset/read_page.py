@@ -67,6 +67,8 @@ def display_role(node: AXNode) -> str | None:
     """The role shown for a node, or None when the node is only a wrapper."""
     if node.role in ROLE_NAMES:
         return ROLE_NAMES[node.role]
+    if node.reason is not None and node.role in STRUCTURAL_ROLES | {"Ignored"}:
+        return "generic"  # extended mode: a target outside the strict list (a div with a click listener)
     if node.role in STRUCTURAL_ROLES:
         # A focusable or editable wrapper (contenteditable, tabindex) is something the model can act on.
         if node.backend_node_id is not None and (
@@ -84,7 +86,9 @@ def display_role(node: AXNode) -> str | None:
 
 def _is_interactive(node: AXNode) -> bool:
     role = display_role(node)
-    return role is not None and (node.interactive or node.properties.get("editable") == "richtext")
+    return role is not None and (
+        node.interactive or node.properties.get("editable") == "richtext" or node.reason is not None
+    )
 
 
 def _own_text(node: AXNode) -> str:
@@ -131,6 +135,8 @@ def describe(node: AXNode, ref: str | None, *, offscreen: bool = False, name: st
     for flag in ("disabled", "expanded", "selected", "focused", "required"):
         if props.get(flag) is True or props.get(flag) == "true":
             parts.append(flag)
+    if node.reason is not None:
+        parts.append(f"reason={node.reason}")  # extended mode only (docs/extended.md)
     if offscreen:
         parts.append("(offscreen)")
     return " ".join(parts)
