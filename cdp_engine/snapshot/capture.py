@@ -30,7 +30,7 @@ from ..cdp.connection import CDPSession, gc_paused
 from ..core.files import ScreenshotOptions, ScreenshotSpec, page_region, screenshot_options, start_screenshot
 from ..core.worlds import Worlds
 from ..errors import CDPEngineError
-from .extended import check_mode, find_extended
+from .extended import DETECTION_ATTRS, check_mode, find_extended
 
 if TYPE_CHECKING:
     from ..core.browser import Tab
@@ -322,6 +322,7 @@ class _Doc:
         "frame_id",
         "input_checked",
         "input_value",
+        "marked",
         "names",
         "no_pointer",
         "node_index",
@@ -408,18 +409,27 @@ class _Doc:
         self.clickable: set[int] = set()
         self.pointer: set[int] = set()
         self.extended: dict[int, str] = {}  # node -> reason code, set by the capture in extended mode
+        self.marked: set[int] = set()  # nodes with an attribute detection reads (extended.DETECTION_ATTRS)
+        pointer_id = -3
         if extended:
             self.clickable = set(nodes.get("isClickable", {"index": []})["index"])
             pointer_id = _string_index(strings, "pointer")
-            node_index = self.node_index
-            self.pointer = {node_index[li] for li, row in enumerate(styles) if row[2:3] == [pointer_id]}
-            styles = [row[:2] for row in styles]
+            usual = [*usual, _string_index(strings, "auto")]  # the cursor column: most boxes inherit auto
+            ids = {_string_index(strings, a) for a in DETECTION_ATTRS} - {-2}
+            if ids:
+                self.marked = {
+                    n
+                    for n in [n for n, a in enumerate(self.attrs) if a and not ids.isdisjoint(a)]
+                    if not ids.isdisjoint(self.attrs[n][0::2])
+                }
         for li in [li for li, row in enumerate(styles) if row != usual]:
             row = styles[li]
             if len(row) < len(SNAPSHOT_STYLES):
                 continue  # the document's own layout object has no styles
             ni = self.node_index[li]
-            vis, op = row
+            vis, op = row[0], row[1]
+            if len(row) > 2 and row[2] == pointer_id:
+                self.pointer.add(ni)
             if vis == where["hidden"] or vis == where["collapse"]:
                 self.visibility[ni] = strings[vis]
             if op != where["1"] and op not in unset:

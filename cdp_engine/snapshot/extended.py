@@ -27,6 +27,7 @@ The reasons live on the capture's elements (`Element.reason`), outside the hashe
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from itertools import compress
 from typing import Protocol
 
 
@@ -43,6 +44,7 @@ class _Doc(Protocol):
     text_of: dict[int, str]
     pointer: set[int]
     clickable: set[int]
+    marked: set[int]
 
     def attributes(self, i: int) -> dict[str, str]: ...
 
@@ -57,6 +59,10 @@ STRICT_ROLES = frozenset(
     {"button", "link", "menuitem", "checkbox", "radio", "switch", "textbox", "searchbox", "combobox", "listbox", "option"}
 )  # fmt: skip
 NEVER = frozenset({"html", "body", "head", "script", "style", "noscript", "template", "svg", "iframe", "frame"})
+NEVER_INSIDE = NEVER - {"html", "body"}  # nothing under these is a candidate either
+TAG_DECIDES = STRICT_TAGS | {"summary"}
+# Attributes detection reads: an element with none of them needs no attribute decoding (capture._Doc.marked).
+DETECTION_ATTRS = ("role", "aria-expanded", "aria-haspopup", "contenteditable", "tabindex", "aria-disabled", "disabled")
 WEAK = frozenset({"listener", "pointer", "delegated", "focusable"})  # reasons that a container can fake
 LIST_TAGS = frozenset({"ul", "ol", "menu", "dl", "table", "tbody", "nav"})  # a listener here is delegation
 CONTAINER_LIMIT = 3  # a weak candidate holding this many interactive elements is a container
@@ -75,38 +81,37 @@ def _role(attrs: dict[str, str]) -> str:
 
 
 def find_extended(doc: _Doc) -> dict[int, str]:
-    """Extended candidates of one snapshot document: node index -> reason code (see the module docstring)."""
-    names, types, parent, end, rects = doc.names, doc.types, doc.parent, doc.end, doc.rects
+    """Extended candidates of one snapshot document: node index -> reason code (see the module docstring).
+
+    Only a few nodes are looked at: those with an attribute detection reads (doc.marked), the clickable
+    ones, where cursor: pointer starts, and the nodes whose tag decides (strict tags, summary). Big pages
+    (128k nodes) cost one scan of the tag list plus the candidates' ancestor walks."""
+    names, types, parent, rects, marked = doc.names, doc.types, doc.parent, doc.rects, doc.marked
     pointer, clickable = doc.pointer, doc.clickable
-    n = doc.nodes_len
-    strict: list[int] = []  # strict-like nodes with a box
-    found: dict[int, str] = {}
-    # One pre-order pass; the subtree ends of the strict or disabled ancestors are carried along.
-    blocked_stack: list[int] = []
-    i = 0
-    while i < n:
-        while blocked_stack and i >= blocked_stack[-1]:
-            blocked_stack.pop()
-        if types[i] != 1:
-            i += 1
-            continue
-        name = names[i]
-        if name in NEVER and name not in ("html", "body"):
-            i = end[i]
-            continue
-        has_box = i in rects
-        attrs = doc.attributes(i) if doc.attrs[i] else {}
+    by_tag = list(compress(range(doc.nodes_len), map(TAG_DECIDES.__contains__, names)))  # at C speed
+    blockers = {i for i in by_tag if names[i] in STRICT_TAGS}  # nothing inside these is a candidate
+    strict = [i for i in blockers if i in rects]  # strict-like elements with a box (for de-duplication)
+    info: dict[int, tuple[dict[str, str], str]] = {}
+    for i in marked - blockers:
+        attrs = doc.attributes(i)
         role = _role(attrs)
-        editable = attrs.get("contenteditable")
-        is_strict = name in STRICT_TAGS or role in STRICT_ROLES or editable in ("true", "")
-        if is_strict or attrs.get("aria-disabled", "").lower() == "true" or "disabled" in attrs:
-            if is_strict and has_box:
+        if role in STRICT_ROLES or attrs.get("contenteditable") in ("true", ""):
+            blockers.add(i)
+            if i in rects:
                 strict.append(i)
-            blocked_stack.append(end[i])  # nothing inside is a candidate of its own
-            i += 1
-            continue
-        if blocked_stack or not has_box or name in ("html", "body"):
-            i += 1
+        elif attrs.get("aria-disabled", "").lower() == "true" or "disabled" in attrs:
+            blockers.add(i)  # a disabled custom control
+        else:
+            info[i] = (attrs, role)
+    plain: tuple[dict[str, str], str] = ({}, "")
+    starts = {i for i in pointer if parent[i] not in pointer}
+    for i in (clickable | starts | {i for i in by_tag if names[i] == "summary"}) - blockers - info.keys():
+        if types[i] == 1:
+            info[i] = plain
+    found: dict[int, str] = {}
+    for i, (attrs, role) in info.items():
+        name = names[i]
+        if i in blockers or i not in rects or name in NEVER:
             continue
         reason = None
         if role in EXTENDED_ROLES:
@@ -115,7 +120,7 @@ def find_extended(doc: _Doc) -> dict[int, str]:
             reason = "expanded"
         elif name == "summary":
             reason = "summary"
-        elif editable == "plaintext-only":
+        elif attrs.get("contenteditable") == "plaintext-only":
             reason = "editable"
         elif i in clickable:
             reason = "listener"
@@ -123,11 +128,15 @@ def find_extended(doc: _Doc) -> dict[int, str]:
             reason = "pointer"
         elif _tabbable(attrs) and role in ("", "generic", "presentation", "none"):
             reason = "focusable"
-        if reason is not None:
+        if reason is None:
+            continue
+        p = parent[i]
+        while p >= 0 and p not in blockers and names[p] not in NEVER_INSIDE:
+            p = parent[p]
+        if p < 0:
             found[i] = reason
-        i += 1
     _delegate(doc, found)
-    return _dedupe(doc, found, strict)
+    return _dedupe(doc, found, sorted(strict))
 
 
 def _tabbable(attrs: dict[str, str]) -> bool:

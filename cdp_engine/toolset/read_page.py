@@ -67,7 +67,7 @@ def display_role(node: AXNode) -> str | None:
     """The role shown for a node, or None when the node is only a wrapper."""
     if node.role in ROLE_NAMES:
         return ROLE_NAMES[node.role]
-    if node.reason is not None and node.role in STRUCTURAL_ROLES | {"Ignored"}:
+    if node.reason is not None and (node.role in STRUCTURAL_ROLES or node.role[:1].isupper()):
         return "generic"  # extended mode: a target outside the strict list (a div with a click listener)
     if node.role in STRUCTURAL_ROLES:
         # A focusable or editable wrapper (contenteditable, tabindex) is something the model can act on.
@@ -211,8 +211,9 @@ def _walk_lines(
             if not wanted and filter is None and not node.visible and role not in ("iframe",):
                 hidden += 1
             if wanted and level < depth:
-                if not name and not _is_interactive(node):
-                    own = _own_text(node)
+                if not name and (not _is_interactive(node) or node.reason is not None):
+                    # An extended target (a div with a listener) is named by its text, as a paragraph is.
+                    own = _own_text(node) or (_descendant_text(node, 120) if node.reason is not None else "")
                     if own:
                         name, skip_children = own, True
                 ref = None
