@@ -238,3 +238,17 @@ async def test_toolset_and_mcp_give_refs_to_extended_targets(
         assert "[interactive=listener]" in extended["data"]["snapshot"], extended
     finally:
         await manager.close()
+
+
+async def test_harness_observations_hold_the_extended_set(browser: cdp_engine.Browser, site: Any) -> None:
+    from cdp_engine.harness import BrowserEnv
+
+    url = serve(site, WIDGETS)
+    async with BrowserEnv(browser, interactive="extended") as env:
+        obs = await env.reset(url)
+        card = by_text(obs, "Open card")
+        obs, info = await env.step(f"click('{card}')")
+        assert info["error"] is None and "card " in obs["page_content"]
+    async with BrowserEnv(browser) as env:
+        obs = await env.reset(url)
+        assert "Open card" not in [d["text_content"] for d in obs["element_index"].values()]
