@@ -46,12 +46,14 @@ from .core.options import LOOPBACK_HOSTS, Settings, bind, run_command
 from .core.policies import RESULT_CHARS, SERVER_SCHEMES, Policies
 from .index.element_index import ElementIndex
 from .index.tab import open_browser
+from .snapshot.extended import INTERACTIVE_MODES
 
 __all__ = ["LOOPBACK_HOSTS", "TIMINGS_HEADER", "create_app", "serve"]
 
 log = logging.getLogger("cdp_engine.service")
 
 TIMINGS_HEADER = "X-CDP-Engine-Timings"
+REASONS_HEADER = "X-CDP-Engine-Reasons"  # extended mode: {index: reason code} (docs/extended.md)
 VALIDATION_FAILED = "ACTION_VALIDATION_FAILED"
 MAX_BODY = 1 << 20  # an action is a few hundred bytes; a megabyte is generous and bounds memory
 
@@ -171,6 +173,22 @@ def _timings_header(tab: Tab) -> dict[str, str]:
     return {TIMINGS_HEADER: orjson.dumps(tab.last_timings).decode()}
 
 
+def _interactive_param(request: web.Request) -> str | None:
+    """`?interactive=strict|extended` (docs/extended.md); absent: the tab's set."""
+    raw = request.query.get("interactive")
+    if raw is None:
+        return None
+    if raw not in INTERACTIVE_MODES:
+        raise web.HTTPBadRequest(reason=f"interactive must be strict or extended, got {raw!r}")
+    return raw
+
+
+def _reasons_header(tab: Tab) -> dict[str, str]:
+    """The extended elements' reason codes, outside the hashed state: only when there are any."""
+    reasons = ElementIndex.of(tab).reasons()
+    return {REASONS_HEADER: orjson.dumps(reasons).decode()} if reasons else {}
+
+
 @web.middleware
 async def _middleware(
     request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -217,26 +235,30 @@ async def _state(request: web.Request) -> web.Response:
             check_budget(max_chars)
     except BudgetError as exc:
         raise web.HTTPBadRequest(reason=exc.message) from None
+    interactive = _interactive_param(request)
     async with service.lock:
         tab = await service.tab()
         tab.last_timings = {}
         try:
-            state = await ElementIndex.of(tab).state(screenshot=screenshot, offset=offset, max_chars=max_chars)
+            state = await ElementIndex.of(tab).state(
+                screenshot=screenshot, offset=offset, max_chars=max_chars, interactive=interactive
+            )
         except BudgetError as exc:
             raise web.HTTPBadRequest(reason=exc.message) from None
-        return _json(state, headers=_timings_header(tab))
+        return _json(state, headers={**_timings_header(tab), **_reasons_header(tab)})
 
 
 async def _action(request: web.Request) -> web.Response:
     service = request.app[SERVICE]
     screenshot = _screenshot_param(request)
+    interactive = _interactive_param(request)
     body = await request.read()  # raw bytes: the engine decodes and validates, and reports failures itself
     async with service.lock:
         tab = await service.tab()
         tab.last_timings = {}  # a failed action captures nothing: an empty header rather than stale phases
         t0 = time.perf_counter()
-        state = await ElementIndex.of(tab).act(body, screenshot=screenshot)
-        headers = _timings_header(tab)
+        state = await ElementIndex.of(tab).act(body, screenshot=screenshot, interactive=interactive)
+        headers = {**_timings_header(tab), **_reasons_header(tab)}
     error = state.get("error")
     # The protocol reports action failures in the state (200); a request that is not a valid action is
     # the client's fault, so it is also a 400 while keeping the protocol's state + error body.

@@ -205,7 +205,7 @@ class BGymActions:
         shot = self.tabs.capture_format()
         async with index.lock:
             if index.current is None:
-                index.current = await index.capturer.capture(screenshot=shot)
+                index.current = await index.capturer.capture(screenshot=shot, interactive=index.interactive)
             previous = index.current
             try:
                 await self._perform(tab, index, previous, call)
@@ -222,7 +222,8 @@ class BGymActions:
                 ), 0.0
             index.capturer.invalidate()
             t = time.perf_counter()
-            capture = await index.capturer.capture(screenshot=shot)
+            mode = previous.interactive  # the set of the state the call's indices came from
+            capture = await index.capturer.capture(screenshot=shot, interactive=mode)
             index.current = capture
             return dict(capture.state), (time.perf_counter() - t) * 1000
 

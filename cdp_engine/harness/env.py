@@ -33,6 +33,7 @@ from ..index.actions import ActionValidationError
 from ..index.element_index import ElementIndex
 from ..index.tab import connect, launch
 from ..snapshot.capture import content_digest
+from ..snapshot.extended import check_mode
 from ..version import __version__
 from .actions import BGymActions, parse_action
 from .pool import ContextPool
@@ -85,7 +86,7 @@ class BrowserEnv:
     ``changes`` adds ``changes``: what changed since the tab's last observation, every index kept (docs/changes.md).
     ``prewarm`` prepares the next episode's context and blank tab while the current one runs: a
     new context needs a new renderer process, the one slow part of a reset; the old context is
-    disposed in the background. ``step_timeout`` / ``reset_timeout``: each call's one overall deadline
+    disposed in the background. ``interactive="extended"``: observations hold the extended set. ``step_timeout`` / ``reset_timeout``: each call's one overall deadline
     (default navigation_timeout + command_timeout, act()'s; see docs/architecture.md#deadlines). ``allowed_origins`` / ``blocked_origins``: what an episode may reach, redirects and popups too (docs/policies.md).
     """
 
@@ -105,7 +106,7 @@ class BrowserEnv:
         step_timeout: float | None = None,
         reset_timeout: float | None = None,
         allowed_origins: Iterable[str] = (), blocked_origins: Iterable[str] = (),
-        storage_state: storage.Source | None = None, changes: bool = False,
+        storage_state: storage.Source | None = None, changes: bool = False, interactive: str | None = None,
     ) -> None:
         self.browser = browser
         self.initial_state = storage.load(storage_state) if storage_state is not None else None  # checked now
@@ -134,6 +135,8 @@ class BrowserEnv:
         self.prewarm = prewarm
         self._pool = ContextPool(browser, self.initial_state)
         self._tabs = EpisodeTabs(browser, self._capture_format, self._timer.add, self._pool.background)
+        # Every episode tab's interactive set (docs/extended.md); None: the tab's own (launch(interactive=)).
+        self._tabs.interactive = None if interactive is None else check_mode(interactive)
         self._actions = BGymActions(browser, self._tabs)
 
     # ----- construction -----------------------------------------------------------------------

@@ -91,6 +91,7 @@ class EpisodeTabs:
         self._window_opens = 0
         self._opening = False  # set while the env opens a tab itself
         self._reactivations: set[asyncio.Future[Any]] = set()  # openers brought back to the front
+        self.interactive: str | None = None  # the interactive set of every episode tab (None: the tab's own)
         browser.connection.on_session_attached.append(self._on_attached)
         self._unsubscribe_tab = browser.on_tab(self._on_tab)
 
@@ -159,7 +160,10 @@ class EpisodeTabs:
         if tab not in self.tabs:
             self.tabs.append(tab)
             tab.add_listener(self._on_tab_event)
-        ElementIndex.of(tab).add_settle_listener(self.settle_listener)  # added once per tab
+        index = ElementIndex.of(tab)
+        index.add_settle_listener(self.settle_listener)  # added once per tab
+        if self.interactive is not None:
+            index.interactive = self.interactive
 
     @property
     def open_tabs(self) -> list[Tab]:

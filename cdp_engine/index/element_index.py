@@ -10,6 +10,7 @@ the previous state, every field identical, plus `error`.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -31,6 +32,7 @@ from ..errors import (
 )
 from ..snapshot.capture import Capture, ContentWindow, Element, StateCapturer, state_hash
 from ..snapshot.changes import Observation, index_changes
+from ..snapshot.extended import check_mode
 from .actions import ActionValidationError, json_safe, parse_action
 
 if TYPE_CHECKING:
@@ -49,6 +51,18 @@ SAME_PAGE_FIELDS = ("url", "title", "page_content", "element_index", "state_hash
 READ_RESERVE = 1.0
 # The prefix of an INTERNAL_BROWSER_ERROR message when a held dialog pauses the page (README: protocol).
 DIALOG_OPEN = "DIALOG_OPEN"
+# Extended mode: select_option on an element of these roles (not a <select>) clicks the option (_select_custom).
+LISTBOX_ROLES = frozenset({"listbox", "combobox", "menu", "tree", "grid", "radiogroup", "tablist"})
+# `this`: the listbox; true when the element marked with the token is inside it or in what it controls/owns.
+OPTION_OF_SCRIPT = r"""function(token) {
+    const root = this.getRootNode();
+    const ids = `${this.getAttribute('aria-controls') || ''} ${this.getAttribute('aria-owns') || ''}`;
+    const scopes = [this, ...ids.split(/\s+/).filter(Boolean).map((id) =>
+        (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id)).filter(Boolean)];
+    for (const scope of scopes)
+        for (const e of scope.querySelectorAll('*')) if (e.__cdpEngineOption === token) return true;
+    return false;
+}"""
 NAVIGABLE_SCHEMES = INDEX_SCHEMES  # the default navigation policy (core/policies.py); see ElementIndex.policies
 
 
@@ -111,6 +125,9 @@ class ElementIndex:
         self._observed: Observation | None = None
         self._prior: Observation | None = None
         self._observed_capture: Capture | None = None
+        # The interactive set states hold: "strict" (the spec's list, the default) or "extended"
+        # (snapshot/extended.py). A tab of launch(interactive="extended") starts extended; a call may override.
+        self.interactive: str = check_mode(getattr(tab, "default_interactive", "strict"))
 
     async def state(
         self,
@@ -119,28 +136,37 @@ class ElementIndex:
         jpeg_quality: int = 80,
         offset: int | None = None,
         max_chars: int | None = None,
+        interactive: str | None = None,
     ) -> dict[str, Any]:
         """The current state object (see _state); a span with its timings when tracing is on (core/tracing.py).
 
         `offset` / `max_chars`: which part of the page's text page_content holds (default: from the start,
         `result_chars` characters); a cut page_content ends with a marker naming the next offset. A bad value
         is a ValueError (core.budget.BudgetError) before anything is captured; an offset past the end of the
-        text is one after the capture, and the state of the last good call stays current."""
+        text is one after the capture, and the state of the last good call stays current. `interactive`
+        ("strict" or "extended") overrides the tab's set for this call."""
+        mode = self._mode(interactive)
         content = (check_offset(offset), check_budget(max_chars) if max_chars is not None else self.result_chars)
         if not tracing.enabled():
-            return self._observe(await self._state(screenshot=screenshot, jpeg_quality=jpeg_quality, content=content))
+            return self._observe(
+                await self._state(screenshot=screenshot, jpeg_quality=jpeg_quality, content=content, interactive=mode)
+            )
         with tracing.span("cdp_engine.state", {"cdp_engine.url": self.tab.url}) as current:
-            state = await self._state(screenshot=screenshot, jpeg_quality=jpeg_quality, content=content)
+            state = await self._state(screenshot=screenshot, jpeg_quality=jpeg_quality, content=content, interactive=mode)
             tracing.add_timings(current, self.tab.last_timings)
             return self._observe(state)
 
-    async def act(self, raw_action: Any, *, screenshot: ScreenshotSpec = True) -> dict[str, Any]:
-        """Run one action (see _act); a span with its outcome and timings when tracing is on."""
+    async def act(
+        self, raw_action: Any, *, screenshot: ScreenshotSpec = True, interactive: str | None = None
+    ) -> dict[str, Any]:
+        """Run one action (see _act); a span with its outcome and timings when tracing is on. The state after
+        it holds `interactive`'s set (default: the tab's)."""
+        mode = self._mode(interactive)
         if not tracing.enabled():
-            return self._observe(await self._act(raw_action, screenshot=screenshot))
+            return self._observe(await self._act(raw_action, screenshot=screenshot, interactive=mode))
         name = raw_action.get("action") if isinstance(raw_action, dict) else None
         with tracing.span("cdp_engine.act", {"cdp_engine.action": str(name or "?")}) as current:
-            state = await self._act(raw_action, screenshot=screenshot)
+            state = await self._act(raw_action, screenshot=screenshot, interactive=mode)
             error = state.get("error")
             if current is not None and isinstance(error, dict):
                 current.set_attribute("cdp_engine.error", str(error.get("code")))
@@ -175,8 +201,23 @@ class ElementIndex:
         self._observed_capture = capture
         return state
 
+    def _mode(self, interactive: str | None) -> str:
+        return self.interactive if interactive is None else check_mode(interactive)
+
+    def reasons(self) -> dict[str, str]:
+        """Why each extended element of the latest state is indexed ({index: reason code}, only elements
+        outside the strict list): the opt-in field outside the hashed state (docs/extended.md)."""
+        if self.current is None:
+            return {}
+        return {str(i): el.reason for i, el in self.current.elements.items() if el.reason is not None}
+
     async def _state(
-        self, *, screenshot: ScreenshotSpec = True, jpeg_quality: int = 80, content: ContentWindow | None = None
+        self,
+        *,
+        screenshot: ScreenshotSpec = True,
+        jpeg_quality: int = 80,
+        content: ContentWindow | None = None,
+        interactive: str = "strict",
     ) -> dict[str, Any]:
         """The current state object (cached while the page has not changed), within one command deadline.
 
@@ -184,13 +225,15 @@ class ElementIndex:
         A hung renderer raises RendererHungError; a closed tab or dead browser raises its typed error
         (there may be no previous state to return)."""
         async with self._lock:
-            capture = await self._capture(screenshot, jpeg_quality, content=content)
+            capture = await self._capture(screenshot, jpeg_quality, content=content, interactive=interactive)
             if capture is None:
                 return self._dialog_state(self.current, None, ran=False)
             self.current = capture
             return dict(capture.state)
 
-    async def _act(self, raw_action: Any, *, screenshot: ScreenshotSpec = True) -> dict[str, Any]:
+    async def _act(
+        self, raw_action: Any, *, screenshot: ScreenshotSpec = True, interactive: str = "strict"
+    ) -> dict[str, Any]:
         """Run one action; the next state on success, the previous state plus `error` on failure.
 
         Never raises for a browser fault (a closed or crashed tab, a dead browser, a hung renderer): that is
@@ -210,7 +253,7 @@ class ElementIndex:
                         return self._error(self.current, "ACTION_VALIDATION_FAILED", invalid.message, failed)
                     return self._dialog_state(self.current, failed, ran=False)
                 if self.current is None:
-                    first = await self._capture(screenshot, timeout=end - time.perf_counter())
+                    first = await self._capture(screenshot, timeout=end - time.perf_counter(), interactive=interactive)
                     if first is None:
                         return self._dialog_state(None, failed, ran=False)
                     self.current = first
@@ -222,7 +265,7 @@ class ElementIndex:
                 try:
                     self.tab.check_open()  # a crashed or closed tab: a browser fault, not a stale index
                     if screenshot_options(screenshot) is None:  # a DOM-only read can go out behind the settle's look
-                        self._speculative = self._next_capture
+                        self._speculative = functools.partial(self._next_capture, interactive)
                     await bounded(self.tab, self._run(action, previous), action["action"], end - time.perf_counter())
                 except ActionError as exc:
                     self.tab.check_open()  # the tab went during the action: say so rather than "element gone"
@@ -238,7 +281,9 @@ class ElementIndex:
                 else:
                     if action["action"] not in ("finish_task", "fail_task"):
                         self.capturer.invalidate()
-                    capture = await self._capture(screenshot, timeout=end - time.perf_counter())
+                    capture = await self._capture(
+                        screenshot, timeout=end - time.perf_counter(), interactive=interactive
+                    )
                 if capture is None:
                     return self._dialog_state(previous, action, ran=True)
             except (CDPEngineError, TimeoutError) as exc:
@@ -302,10 +347,10 @@ class ElementIndex:
         captured (command_timeout); every phase is bounded by what is left of it."""
         return self.tab.navigation_timeout + self.command_timeout
 
-    async def _next_capture(self) -> Capture | None:
+    async def _next_capture(self, interactive: str) -> Capture | None:
         """The state after an action, without a screenshot, as the settle's speculative read (core/settle.py)."""
         self.capturer.invalidate()
-        return await self._capture(False, timeout=self._end - time.perf_counter())
+        return await self._capture(False, timeout=self._end - time.perf_counter(), interactive=interactive)
 
     async def _capture(
         self,
@@ -314,6 +359,7 @@ class ElementIndex:
         *,
         timeout: float | None = None,
         content: ContentWindow | None = None,
+        interactive: str | None = None,
     ) -> Capture | None:
         """A capture within one command deadline (or `timeout`, what is left of the caller's, if sooner); None
         at once when a dialog is held (the renderer is paused and would answer nothing). A renderer found
@@ -322,7 +368,8 @@ class ElementIndex:
         if tab.pending_dialog is not None:
             return None
         window = content if content is not None else (0, self.result_chars)
-        work = self.capturer.capture(screenshot=screenshot, jpeg_quality=jpeg_quality, content=window)
+        mode = interactive or (self.current.interactive if self.current is not None else self.interactive)
+        work = self.capturer.capture(screenshot=screenshot, jpeg_quality=jpeg_quality, content=window, interactive=mode)
         limit = self.command_timeout if timeout is None else max(0.0, min(timeout, self.command_timeout))
         finished, capture = await unless_dialog(tab, bounded(tab, work, "the state capture", limit))
         return capture if finished else None
@@ -537,6 +584,9 @@ class ElementIndex:
         await self.settle(typing())
 
     async def _select_option(self, element: Element, capture: Capture, option_index: int) -> None:
+        if element.tag != "select" and capture.interactive == "extended" and element.descriptor.get("role") in LISTBOX_ROLES:
+            await self._select_custom(element, capture, option_index)
+            return
         if element.tag != "select":
             raise ActionError(
                 "ELEMENT_NOT_INTERACTIVE",
@@ -572,6 +622,30 @@ class ElementIndex:
             }""",
         )
         await self.settle(changed)
+
+    async def _select_custom(self, element: Element, capture: Capture, option_index: int) -> None:
+        """select_option on a custom listbox or combobox (extended mode): a trusted click on the option, which
+        must be an element of the same state inside the listbox or in what it controls or owns (aria-controls,
+        aria-owns). The same identity checks and error codes as a native select's."""
+        self._check_usable(element, element.index)
+        option = capture.elements.get(option_index)
+        if option is None:
+            raise ActionError(
+                "INVALID_ELEMENT_INDEX", f"Element with index {option_index} not found in the current element index."
+            )
+        if option.disabled:
+            raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Option {option_index} is disabled.")
+        option = await self._resolve(capture, option_index)
+        token = f"cdp-engine-option-{option_index}-{time.perf_counter_ns()}"
+        await self._call(option, "function(t) { this.__cdpEngineOption = t; }", token)
+        inside = await self._call(element, OPTION_OF_SCRIPT, token)
+        await self._call(option, "function() { delete this.__cdpEngineOption; }")
+        if inside is not True:
+            raise ActionError(
+                "ELEMENT_NOT_INTERACTIVE",
+                f"Element {option_index} is not an option of the listbox at index {element.index}.",
+            )
+        await self._click(option)
 
     async def _scroll(self, direction: str, pixels: int | None, capture: Capture) -> None:
         width, height = capture.viewport[0], capture.viewport[1]

@@ -16,6 +16,7 @@ from ..core import browser as core
 from ..core.files import ScreenshotSpec
 from ..core.policies import origin_policy
 from ..core.settle import observe
+from ..snapshot.extended import check_mode
 from .element_index import ElementIndex
 
 # False, True (png), "png", "jpeg", "webp" or core.files.ScreenshotOptions (clip, scale, maximum size).
@@ -36,6 +37,9 @@ class AgentTab(core.Tab):
         """The Element Index protocol on this tab (state capture, cache and actions)."""
         return ElementIndex.of(self)
 
+    # The interactive set of this tab's states unless a call says otherwise (docs/extended.md).
+    default_interactive = "strict"
+
     async def state(
         self,
         *,
@@ -43,13 +47,14 @@ class AgentTab(core.Tab):
         jpeg_quality: int = 80,
         offset: int | None = None,
         max_chars: int | None = None,
+        interactive: str | None = None,
     ) -> dict[str, Any]:
         """The protocol's state object: url, page_content, element_index, screenshot, state_hash.
         `jpeg_quality` is the quality of a "jpeg" or "webp" screenshot. `offset` / `max_chars`: the part of the
         page's text page_content holds (default: from the start, 40,000 characters; a cut one ends with a
-        marker naming the next offset)."""
+        marker naming the next offset). `interactive`: "strict" or "extended" for this call (docs/extended.md)."""
         return await self.element_index.state(
-            screenshot=screenshot, jpeg_quality=jpeg_quality, offset=offset, max_chars=max_chars
+            screenshot=screenshot, jpeg_quality=jpeg_quality, offset=offset, max_chars=max_chars, interactive=interactive
         )
 
     def changes(self) -> dict[str, Any]:
@@ -57,9 +62,19 @@ class AgentTab(core.Tab):
         state, with every current index; the state object and its state_hash are untouched."""
         return self.element_index.changes()
 
-    async def act(self, action: Any, *, screenshot: Screenshot = True) -> dict[str, Any]:
+    async def act(self, action: Any, *, screenshot: Screenshot = True, interactive: str | None = None) -> dict[str, Any]:
         """Run one protocol action (dict or JSON text); the next state, or the previous one plus `error`."""
-        return await self.element_index.act(action, screenshot=screenshot)
+        return await self.element_index.act(action, screenshot=screenshot, interactive=interactive)
+
+
+class ExtendedAgentTab(AgentTab):
+    """A tab of launch(interactive="extended"): its states hold the extended interactive set."""
+
+    default_interactive = "extended"
+
+
+def _tab_class(interactive: str) -> type[AgentTab]:
+    return ExtendedAgentTab if check_mode(interactive) == "extended" else AgentTab
 
 
 def launch(
@@ -77,12 +92,14 @@ def launch(
     allowed_origins: Iterable[str] = (),
     blocked_origins: Iterable[str] = (),
     user_data_dir: str | os.PathLike[str] | None = None,
+    interactive: str = "strict",
 ) -> core.Starter:
     """Launch Chromium headless with a fresh profile: `async with launch() as browser:` (or `await launch()`).
 
     `allowed_origins` / `blocked_origins` restrict what every tab may reach, redirects and popups included
     (docs/policies.md); an invalid entry is a ValueError before Chromium starts. `user_data_dir`: a
-    persistent profile (its default context keeps cookies and storage across launches)."""
+    persistent profile (its default context keeps cookies and storage across launches).
+    `interactive="extended"` makes every tab's states hold the extended interactive set (docs/extended.md)."""
     return core.launch(
         executable,
         headless=headless,
@@ -94,7 +111,7 @@ def launch(
         navigation_timeout=navigation_timeout,
         dialog_policy=dialog_policy,
         downloads_dir=downloads_dir,
-        tab_class=AgentTab,
+        tab_class=_tab_class(interactive),
         navigation_policy=origin_policy(allowed_origins, blocked_origins),
         user_data_dir=user_data_dir,
     )
@@ -113,6 +130,7 @@ def connect(
     downloads_dir: str | Path | None = None,
     allowed_origins: Iterable[str] = (),
     blocked_origins: Iterable[str] = (),
+    interactive: str = "strict",
 ) -> core.Starter:
     """Attach to a running Chromium: a ws:// URL, http://host:port (through /json/version, with `headers`), or
     None / "auto": a local Chrome started with --remote-debugging-port, found by its DevToolsActivePort (see
@@ -127,7 +145,7 @@ def connect(
         navigation_timeout=navigation_timeout,
         dialog_policy=dialog_policy,
         downloads_dir=downloads_dir,
-        tab_class=AgentTab,
+        tab_class=_tab_class(interactive),
         navigation_policy=origin_policy(allowed_origins, blocked_origins),
     )
 

@@ -113,6 +113,9 @@ SNAPSHOT_DOCS = {
     "max_chars": "Default 40000.",
     "changes": "Only what changed since this page's previous snapshot, plus every current ref (docs/mcp.md); "
     "full after a navigation.",
+    "interactive": "strict (default: the server's setting) or extended: also give refs to click-handler "
+    "elements, tabs, pointer-cursor rows and other targets outside the strict list, each marked "
+    "[interactive=<reason>].",
 }  # element (playwright-mcp's description of the ref) is accepted and ignored
 SNAPSHOT_WHAT = "snapshot"
 
@@ -132,6 +135,7 @@ async def browser_snapshot(
     offset: int | None = None,
     max_chars: int | None = None,
     changes: bool = False,
+    interactive: Literal["strict", "extended"] | None = None,
 ) -> dict[str, Any]:
     """Accessibility snapshot of the page (or one frame) as YAML; interactive elements carry [ref=eN] for the
     action tools. Refs die with their document: take a new snapshot after navigating. Cut past max_chars,
@@ -160,7 +164,7 @@ async def browser_snapshot(
     async def read() -> dict[str, Any]:
         tab = page.tab
         scope = await ctx.ref(page, ref, cdp_frame) if ref is not None else None
-        root = await capture_ax_tree(tab)
+        root = await capture_ax_tree(tab, interactive=interactive or ctx.config.interactive)
         for fid in list(tab.frames):
             page.refs.drop_document(fid)
         if root is not None and cdp_frame != tab.main_frame_id:

@@ -124,6 +124,8 @@ class Config:
     session_idle_timeout: float = 1800.0
     headless: bool = True
     isolation: Literal["context", "process"] = "context"
+    # The interactive set of browser_snapshot's refs when a call does not name one (docs/extended.md).
+    interactive: Literal["strict", "extended"] = "strict"
     executable: str | None = None
     window: tuple[int, int] = (1280, 720)
     transport: str = "stdio"

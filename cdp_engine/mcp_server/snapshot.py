@@ -158,7 +158,7 @@ class SnapshotWriter:
         return out
 
     def _transparent(self, node: AXNode) -> bool:
-        if _is_text(node):
+        if _is_text(node) or node.reason is not None:  # an extended target always gets its line and ref
             return False
         if self.view.interactive_only and not node.interactive:
             return True
@@ -194,6 +194,8 @@ class SnapshotWriter:
         parts.extend(_attrs(node, role))
         if role == "link":
             parts.append("[cursor=pointer]")
+        if node.reason is not None:
+            parts.append(f"[interactive={node.reason}]")  # extended mode only (docs/extended.md)
         if self.refs is not None and node.backend_node_id is not None:
             ref = self.refs.assign(node.session, node.frame_id, node.backend_node_id, node.role, node.name)
             parts.insert(len(parts) - (1 if role == "link" else 0), f"[ref={ref}]")

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..cdp.connection import CDPSession
 from ..core.refs import ax_name, ax_role
-from .capture import ElementBox, element_boxes
+from .capture import EXTENDED_STYLES, ElementBox, element_boxes
+from .extended import check_mode
 
 if TYPE_CHECKING:
     from ..core.browser import Tab
@@ -48,6 +49,7 @@ class AXNode:
     children: list[AXNode] = field(default_factory=list)
     tag: str = ""
     attributes: dict[str, str] = field(default_factory=dict)
+    reason: str | None = None  # extended mode: why this node is an interactive target (snapshot/extended.py)
 
     @property
     def interactive(self) -> bool:
@@ -60,13 +62,17 @@ class AXNode:
             yield from child.walk(depth + 1)
 
 
-async def capture_ax_tree(tab: Tab) -> AXNode | None:
-    """The tab's accessibility tree across all frames, or None for an empty page."""
+async def capture_ax_tree(tab: Tab, *, interactive: str = "strict") -> AXNode | None:
+    """The tab's accessibility tree across all frames, or None for an empty page. With
+    `interactive="extended"` the nodes of the extended interactive set carry their reason (AXNode.reason),
+    and such nodes the accessibility tree ignores (a bare div with a click listener) are kept."""
     tab.check_open()
+    extended = check_mode(interactive) == "extended"
     frames = [(fid, f) for fid, f in tab.frames.items() if not f.session.closed]
     sessions: dict[str, CDPSession] = {tab.main_frame_id: tab.session, **tab.frame_sessions}
     ax_futures = [f.session.send("Accessibility.getFullAXTree", {"frameId": fid}) for fid, f in frames]
-    snap_params = {"computedStyles": ["visibility"], "includePaintOrder": False, "includeDOMRects": False}
+    styles = EXTENDED_STYLES if extended else ["visibility"]
+    snap_params = {"computedStyles": styles, "includePaintOrder": False, "includeDOMRects": False}
     snap_futures = {fid: s.send("DOMSnapshot.captureSnapshot", snap_params) for fid, s in sessions.items()}
     metrics_future = tab.session.send("Page.getLayoutMetrics")
     owner_futures = {
@@ -90,14 +96,15 @@ async def capture_ax_tree(tab: Tab) -> AXNode | None:
         for fid, owner in owners.items()
         if fid in tab.frame_sessions and not isinstance(owner, BaseException)
     }
-    boxes = await element_boxes(tab, snapshots, viewport, oopif_owner)
+    reasons: dict[tuple[str, int], str] | None = {} if extended else None
+    boxes = await element_boxes(tab, snapshots, viewport, oopif_owner, reasons)
 
     roots: dict[str, AXNode] = {}
     owner_nodes: dict[tuple[str, int], AXNode] = {}
     for (fid, frame), result in zip(frames, ax_results, strict=True):
         if isinstance(result, BaseException):
             continue
-        root = _build(result.get("nodes", []), frame.session, fid, boxes, owner_nodes)
+        root = _build(result.get("nodes", []), frame.session, fid, boxes, owner_nodes, reasons or {})
         if root is not None:
             roots[fid] = root
     # Stitch each child frame's tree under its iframe node.
@@ -121,6 +128,7 @@ def _build(
     frame_id: str,
     boxes: dict[tuple[str, int], ElementBox],
     owner_nodes: dict[tuple[str, int], AXNode],
+    reasons: dict[tuple[str, int], str],
 ) -> AXNode | None:
     by_id: dict[str, dict[str, Any]] = {n["nodeId"]: n for n in nodes}
     built: dict[str, AXNode] = {}
@@ -145,6 +153,7 @@ def _build(
                 node.box, node.visible, node.tag, node.attributes = info
             if node.role == "Iframe" or node.tag in ("iframe", "frame"):
                 owner_nodes[(sid, backend)] = node
+            node.reason = reasons.get((sid, backend))
         return node
 
     root_raw = next((n for n in nodes if not n.get("parentId")), None)
@@ -159,7 +168,7 @@ def _build(
             child_raw = by_id.get(child_id)
             if child_raw is None:
                 continue
-            if child_raw.get("ignored"):
+            if child_raw.get("ignored") and (sid, child_raw.get("backendDOMNodeId")) not in reasons:
                 # Ignored nodes are transparent: adopt their children.
                 stack.append((child_raw, node))
                 continue

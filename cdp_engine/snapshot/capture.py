@@ -32,6 +32,7 @@ from ..core.files import ScreenshotOptions, ScreenshotSpec, page_region, screens
 from ..core.policies import RESULT_CHARS
 from ..core.worlds import Worlds
 from ..errors import CDPEngineError
+from .extended import DETECTION_ATTRS, check_mode, find_extended
 
 if TYPE_CHECKING:
     from ..core.browser import Tab
@@ -91,6 +92,7 @@ TEXT_CAP = 200  # chars of text_content per element
 # Only the styles every node needs (hidden text, transparent subtrees). Clipping (overflow, position) and
 # occluder exemption (pointer-events) concern a few in-view boxes at most: VERIFY_SCRIPT asks for those.
 SNAPSHOT_STYLES = ["visibility", "opacity"]
+EXTENDED_STYLES = [*SNAPSHOT_STYLES, "cursor"]  # extended mode: where cursor: pointer starts
 VERIFY_GROUP = "cdp-engine-verify"
 # Runs in the isolated world with the uncertain nodes as arguments: the first `clips` are elements that
 # lie wholly outside an ancestor's box (is anything left once the overflow-clipping ancestors they do not
@@ -194,6 +196,7 @@ class Element:
     select_index: int | None = None  # for an option: the index of its select
     input_type: str | None = None
     role_known: bool = False  # role decided by the HTML mapping; no Accessibility lookup needed
+    reason: str | None = None  # extended mode: why an element outside the strict list is indexed
 
     def fingerprint(self) -> tuple[Any, ...]:
         d = self.descriptor
@@ -220,6 +223,7 @@ class Capture:
     shot_options: ScreenshotOptions | None = None
     shot_still: tuple[Any, ...] | None = None
     content: ContentWindow = (0, PAGE_CONTENT_CAP)  # the part of the text page_content holds
+    interactive: str = "strict"  # the interactive set the index holds (snapshot/extended.py)
 
     @property
     def screenshot_format(self) -> str | None:
@@ -310,15 +314,18 @@ class _Doc:
         "attrs",
         "backend",
         "bounds",
+        "clickable",
         "clipped",
         "content_attr_ids",
         "content_doc",
         "cover_rect",
         "end",
+        "extended",
         "flagged",
         "frame_id",
         "input_checked",
         "input_value",
+        "marked",
         "names",
         "no_pointer",
         "node_index",
@@ -328,6 +335,7 @@ class _Doc:
         "option_selected",
         "paints",
         "parent",
+        "pointer",
         "rects",
         "scroll",
         "session",
@@ -340,7 +348,9 @@ class _Doc:
         "visibility",
     )  # fmt: skip
 
-    def __init__(self, session: CDPSession, doc: dict[str, Any], strings: list[str]) -> None:
+    def __init__(
+        self, session: CDPSession, doc: dict[str, Any], strings: list[str], *, extended: bool = False
+    ) -> None:
         self.session = session
         self.frame_id: str = strings[doc["frameId"]] if doc.get("frameId", -1) >= 0 else ""
         self.url = strings[doc["documentURL"]] if doc.get("documentURL", -1) >= 0 else ""
@@ -396,12 +406,33 @@ class _Doc:
         # Most boxes have every style at its default: compare whole rows at C speed, decode the rest.
         usual = [where["visible"], where["1"]]
         unset = {-1, where[""]}
-        for li in [li for li, row in enumerate(layout["styles"]) if row != usual]:
-            row = layout["styles"][li]
+        styles = layout["styles"]
+        # Extended mode (snapshot/extended.py): the nodes DOMSnapshot calls clickable, and those whose
+        # computed cursor (a third style column) is pointer. Empty in strict mode.
+        self.clickable: set[int] = set()
+        self.pointer: set[int] = set()
+        self.extended: dict[int, str] = {}  # node -> reason code, set by the capture in extended mode
+        self.marked: set[int] = set()  # nodes with an attribute detection reads (extended.DETECTION_ATTRS)
+        pointer_id = -3
+        if extended:
+            self.clickable = set(nodes.get("isClickable", {"index": []})["index"])
+            pointer_id = _string_index(strings, "pointer")
+            usual = [*usual, _string_index(strings, "auto")]  # the cursor column: most boxes inherit auto
+            ids = {_string_index(strings, a) for a in DETECTION_ATTRS} - {-2}
+            if ids:
+                self.marked = {
+                    n
+                    for n in [n for n, a in enumerate(self.attrs) if a and not ids.isdisjoint(a)]
+                    if not ids.isdisjoint(self.attrs[n][0::2])
+                }
+        for li in [li for li, row in enumerate(styles) if row != usual]:
+            row = styles[li]
             if len(row) < len(SNAPSHOT_STYLES):
                 continue  # the document's own layout object has no styles
             ni = self.node_index[li]
-            vis, op = row
+            vis, op = row[0], row[1]
+            if len(row) > 2 and row[2] == pointer_id:
+                self.pointer.add(ni)
             if vis == where["hidden"] or vis == where["collapse"]:
                 self.visibility[ni] = strings[vis]
             if op != where["1"] and op not in unset:
@@ -440,6 +471,7 @@ async def element_boxes(
     snapshots: dict[str, tuple[CDPSession, dict[str, Any]]],
     viewport: tuple[float, float, float, float],
     oopif_owner: dict[tuple[str, int], str],
+    reasons: dict[tuple[str, int], str] | None = None,
 ) -> dict[tuple[str, int], ElementBox]:
     """Every element of the snapshots, keyed by (session id, backend node id), placed across frames exactly as
     the state capture places them (scroll, iframe content boxes, each frame's clip): the accessibility tree's
@@ -447,11 +479,20 @@ async def element_boxes(
 
     `snapshots` maps a frame session's frame id to (its session, its DOMSnapshot.captureSnapshot result);
     `oopif_owner` maps (owner session id, iframe backend node id) to the out-of-process frame it hosts.
+    With `reasons` (the snapshots taken with EXTENDED_STYLES), it is filled with the extended interactive
+    set: (session id, backend node id) -> reason code (snapshot/extended.py).
     """
+    extended = reasons is not None
     docs = {
-        fid: [_Doc(session, d, result["strings"]) for d in result["documents"]]
+        fid: [_Doc(session, d, result["strings"], extended=extended) for d in result["documents"]]
         for fid, (session, result) in snapshots.items()
     }
+    if reasons is not None:
+        for doc_list in docs.values():
+            for doc in doc_list:
+                sid = doc.session.id or ""
+                for node, reason in find_extended(doc).items():
+                    reasons[(sid, doc.backend[node])] = reason
     builder = _Builder(tab, None, viewport, docs, oopif_owner)
     await builder.place_frames()
     boxes: dict[tuple[str, int], ElementBox] = {}
@@ -618,6 +659,7 @@ class StateCapturer:
         jpeg_quality: int = 80,
         use_cache: bool = True,
         content: ContentWindow = (0, PAGE_CONTENT_CAP),
+        interactive: str = "strict",
     ) -> Capture:
         """The current state; served from cache when nothing changed since the last capture.
 
@@ -625,8 +667,10 @@ class StateCapturer:
         An unchanged state keeps its screenshot only when the page could not have painted by itself since
         (still_signature) and the options are the same; otherwise only the screenshot is taken again.
         `content`: the (offset, budget) of page_content in the page's text (core.budget); another one than the
-        cached state's is a new capture."""
+        cached state's is a new capture. `interactive`: "strict" or "extended" (snapshot/extended.py); a cached
+        state serves only its own set."""
         t0 = time.perf_counter()
+        check_mode(interactive)
         options = screenshot_options(screenshot, quality=jpeg_quality)
         last = self.last
         if (
@@ -635,13 +679,14 @@ class StateCapturer:
             and self.key_is_stable(last.version_key)
             and last.version_key[0] == self.tab.dom_version  # a navigation or frame change is a sure miss
             and last.content == content
+            and last.interactive == interactive
         ):
             sent = self.send_probes(still=options is not None)
             key = await self.read_probes(sent)
             if key == last.version_key:
                 return await self._from_cache(last, options, sent, t0)
         with gc_paused():  # the snapshot's lists are freed by refcount before the collector is back
-            capture = await self._capture(options, t0, content)
+            capture = await self._capture(options, t0, content, interactive == "extended")
         self.last = capture
         self.tab.last_timings = capture.timings
         return capture
@@ -676,8 +721,9 @@ class StateCapturer:
         last.timings = timings
         self.tab.last_timings = timings
         return Capture(
-            state, last.elements, last.version_key, last.viewport, timings, shot_options, shot_still, last.content
-        )
+            state, last.elements, last.version_key, last.viewport, timings, shot_options, shot_still, last.content,
+            last.interactive,
+        )  # fmt: skip
 
     async def _shot_region(
         self, options: ScreenshotOptions, viewport: tuple[float, float, float, float]
@@ -692,12 +738,17 @@ class StateCapturer:
         return {"x": float(left), "y": float(top), "width": float(width), "height": float(height)}
 
     async def _capture(
-        self, options: ScreenshotOptions | None, t0: float, content: ContentWindow = (0, PAGE_CONTENT_CAP)
+        self,
+        options: ScreenshotOptions | None,
+        t0: float,
+        content: ContentWindow = (0, PAGE_CONTENT_CAP),
+        extended: bool = False,
     ) -> Capture:
         tab = self.tab
         tab.check_open()
         frames = self.frame_sessions()
-        params = {"computedStyles": SNAPSHOT_STYLES, "includePaintOrder": True, "includeDOMRects": False}
+        styles = EXTENDED_STYLES if extended else SNAPSHOT_STYLES
+        params = {"computedStyles": styles, "includePaintOrder": True, "includeDOMRects": False}
         worlds = self.worlds
         missing = [fid for fid, _s in self._probe_frames() if worlds.get(fid) is None]
         if missing:  # a new document: its probe must be in place first (usually installed already at commit)
@@ -732,7 +783,10 @@ class StateCapturer:
                     raise result
                 continue  # a frame detaching mid-capture never fails the whole capture
             strings = result["strings"]
-            docs_by_session[fid] = [_Doc(s, d, strings) for d in result["documents"]]
+            docs_by_session[fid] = [_Doc(s, d, strings, extended=extended) for d in result["documents"]]
+            if extended:
+                for doc in docs_by_session[fid]:
+                    doc.extended = find_extended(doc)
         oopif_owner: dict[tuple[str, int], str] = {}  # (owner session id, backend id) -> frame id
         for (fid, s), owner in zip(frames[1:], owners, strict=True):
             if not isinstance(owner, BaseException):
@@ -773,8 +827,9 @@ class StateCapturer:
             "elements": float(len(element_index)),
             "verified": float(builder.verified),
         }
+        mode = "extended" if extended else "strict"
         elements = {el.index: el for el in builder.elements}
-        return Capture(state, elements, key, viewport, timings, options, still, content)
+        return Capture(state, elements, key, viewport, timings, options, still, content, mode)
 
 
 class _Builder:
@@ -958,6 +1013,7 @@ class _Builder:
         types, names, rects, end, text_of = doc.types, doc.names, doc.rects, doc.end, doc.text_of
         attrs_of, flagged, content_ids = doc.attrs, doc.flagged, doc.content_attr_ids
         opacity_of, invisible, content_docs = doc.opacity, doc.visibility, doc.content_doc
+        extended = doc.extended  # empty in strict mode
         emit = self._emit
         content = self.content
         truncated = self.truncated  # refreshed after every call that may emit
@@ -1030,7 +1086,7 @@ class _Builder:
             else:
                 hidden = op <= 0 or cur_hidden
             closing: str | None = None
-            kind = "element" if i in flagged else TAG_KIND.get(name)
+            kind = "element" if i in flagged or i in extended else TAG_KIND.get(name)
             if kind is None:  # an inline element without meaning of its own (span, b, …): only its content
                 pass
             elif kind == "block":  # div and other blocks without meaning of their own
@@ -1120,7 +1176,7 @@ class _Builder:
     ) -> tuple[str, str | None]:
         role = attrs.get("role")
         role_attr = role.strip().lower().split(" ")[0] if role else ""
-        editable = attrs.get("contenteditable", None) in ("true", "")
+        editable = attrs.get("contenteditable", None) in ("true", "") or doc.extended.get(node) == "editable"
         index: int | None = None
         # Only a box in the viewport can be indexed (an option rides on its select's box).
         if not hidden and (
@@ -1131,6 +1187,7 @@ class _Builder:
                 or role_attr in INTERACTIVE_ROLES
                 or editable
                 or (name == "label" and self._is_label_for_control(doc, node, attrs, labelled))
+                or node in doc.extended
             )
             if interactive:
                 index = self._index(doc, node, name, attrs, role_attr, editable, opacity, loader)
@@ -1233,8 +1290,21 @@ class _Builder:
                     parts.append(doc.texts[v])
         return " ".join(" ".join(parts).split())
 
-    def _visible_text(self, doc: _Doc, node: int) -> str:
+    def _visible_text(self, doc: _Doc, node: int, *, pseudo: bool = True) -> str:
+        """The rendered text under a node; without `pseudo`, less ::marker, ::before and ::after content
+        (as innerText, which the identity check reads, has it: extended elements such as list items)."""
         parts = []
+        if not pseudo:
+            c, stop, names, end, text_of = node + 1, doc.end[node], doc.names, doc.end, doc.text_of
+            while c < stop:
+                if names[c].startswith("::"):
+                    c = end[c]
+                    continue
+                t = text_of.get(c)
+                if t:
+                    parts.append(t)
+                c += 1
+            return " ".join(" ".join(parts).split())
         for c in self._descendants(doc, node):
             t = doc.text_of.get(c)
             if t:
@@ -1320,7 +1390,7 @@ class _Builder:
         ox, oy = doc.offset
         for node in self._in_view(doc)[1]:
             name = names[node]
-            if types[node] != 1 or not (name in CANDIDATE_TAGS or node in flagged):
+            if types[node] != 1 or not (name in CANDIDATE_TAGS or node in flagged or node in doc.extended):
                 continue
             r = rects[node]
             if r[2] <= 0 or r[3] <= 0:
@@ -1462,6 +1532,8 @@ class _Builder:
             text = None if name != "select" else (self._selected_text(doc, node) or None)
         elif name == "option":
             text = self._raw_text(doc, node) or None
+        elif node in doc.extended:
+            text = self._visible_text(doc, node, pseudo=False)[:TEXT_CAP] or None
         else:
             text = self._visible_text(doc, node)[:TEXT_CAP] or None
         checked: bool | None = None
@@ -1519,6 +1591,7 @@ class _Builder:
             select_index=select_index,
             input_type=input_type,
             role_known=role is not False,
+            reason=doc.extended.get(node),
         )
         self.elements.append(element)
         if name == "select":

@@ -158,6 +158,9 @@ class ToolsetConfig:
     - `text_chars`: the budget of read_page, get_page_text and find output (50,000 characters, the spec's cap;
       about 12,500 tokens); a longer text is cut after a whole line, and the marker names a continuation ref
       that read_page takes as `ref` to read the next part (docs/toolset.md "Long pages").
+    - `interactive`: "strict" (default) or "extended": read_page's interactive filter and find also give
+      refs to the extended set (click-handler divs, tabs, pointer rows; docs/extended.md). The members'
+      input schemas are the spec's, so this is the driver's switch, not a member parameter.
     """
 
     configs: Mapping[str, Mapping[str, Any] | None] | None = None
@@ -180,6 +183,7 @@ class ToolsetConfig:
     expose_download_paths: bool = False
     follow_popups: bool = False
     text_chars: int = TOOLSET_TEXT_CAP
+    interactive: Literal["strict", "extended"] = "strict"
 
     def __post_init__(self) -> None:
         check_budget(self.text_chars, "text_chars")  # a BudgetError (ValueError) naming it
@@ -882,7 +886,7 @@ class BrowserToolset:
 
     async def _tree(self, managed: ManagedTab) -> Any:
         try:
-            return await capture_ax_tree(managed.tab)
+            return await capture_ax_tree(managed.tab, interactive=self.config.interactive)
         except TargetClosedError:
             raise
         except CDPEngineError:

@@ -77,6 +77,8 @@ def display_role(node: AXNode) -> str | None:
     """The role shown for a node, or None when the node is only a wrapper."""
     if node.role in ROLE_NAMES:
         return ROLE_NAMES[node.role]
+    if node.reason is not None and (node.role in STRUCTURAL_ROLES or node.role[:1].isupper()):
+        return "generic"  # extended mode: a target outside the strict list (a div with a click listener)
     if node.role in STRUCTURAL_ROLES:
         # A focusable or editable wrapper (contenteditable, tabindex) is something the model can act on.
         if node.backend_node_id is not None and (
@@ -94,7 +96,9 @@ def display_role(node: AXNode) -> str | None:
 
 def _is_interactive(node: AXNode) -> bool:
     role = display_role(node)
-    return role is not None and (node.interactive or node.properties.get("editable") == "richtext")
+    return role is not None and (
+        node.interactive or node.properties.get("editable") == "richtext" or node.reason is not None
+    )
 
 
 def _own_text(node: AXNode) -> str:
@@ -141,6 +145,8 @@ def describe(node: AXNode, ref: str | None, *, offscreen: bool = False, name: st
     for flag in ("disabled", "expanded", "selected", "focused", "required"):
         if props.get(flag) is True or props.get(flag) == "true":
             parts.append(flag)
+    if node.reason is not None:
+        parts.append(f"reason={node.reason}")  # extended mode only (docs/extended.md)
     if offscreen:
         parts.append("(offscreen)")
     return " ".join(parts)
@@ -215,8 +221,9 @@ def _walk_lines(
             if not wanted and filter is None and not node.visible and role not in ("iframe",):
                 hidden += 1
             if wanted and level < depth:
-                if not name and not _is_interactive(node):
-                    own = _own_text(node)
+                if not name and (not _is_interactive(node) or node.reason is not None):
+                    # An extended target (a div with a listener) is named by its text, as a paragraph is.
+                    own = _own_text(node) or (_descendant_text(node, 120) if node.reason is not None else "")
                     if own:
                         name, skip_children = own, True
                 ref = None
