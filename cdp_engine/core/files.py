@@ -203,6 +203,58 @@ async def capture_screenshot(
     return Screenshot(data, options.format, width, height)
 
 
+@dataclass(frozen=True)
+class ImageTransform:
+    """Where a screenshot's pixels lie over the viewport: image px = (viewport CSS px - origin) * scale.
+
+    Element boxes are in viewport CSS pixels; a screenshot may be scaled (a scale, a maximum size, a
+    device scale factor), clipped or of the whole page. This maps one onto the other."""
+
+    origin_x: float = 0.0  # the image's top-left corner, in viewport CSS px
+    origin_y: float = 0.0
+    scale_x: float = 1.0  # image px per CSS px
+    scale_y: float = 1.0
+
+    @property
+    def identity(self) -> bool:
+        """True when image pixels are viewport CSS pixels (no box needs mapping)."""
+        return (
+            abs(self.origin_x) < 0.01
+            and abs(self.origin_y) < 0.01
+            and abs(self.scale_x - 1.0) < 1e-3
+            and abs(self.scale_y - 1.0) < 1e-3
+        )
+
+    def apply(self, box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+        """A viewport CSS box (x, y, width, height) in image pixels."""
+        x, y, w, h = box
+        return (
+            (x - self.origin_x) * self.scale_x,
+            (y - self.origin_y) * self.scale_y,
+            w * self.scale_x,
+            h * self.scale_y,
+        )
+
+
+def image_transform(
+    options: ScreenshotOptions,
+    region: Region | None,
+    viewport: tuple[float, float, float, float],
+    size: tuple[int, int],
+) -> ImageTransform:
+    """The transform of an image of `size` pixels taken with `options` (and `region`, when the options
+    needed one) while the viewport was (width, height, scroll x, scroll y) in CSS px."""
+    width, height, scroll_x, scroll_y = viewport
+    clip = options.clip or region or {"x": scroll_x, "y": scroll_y, "width": width, "height": height}
+    cw, ch = float(clip["width"]), float(clip["height"])
+    return ImageTransform(
+        float(clip.get("x", 0.0)) - scroll_x,
+        float(clip.get("y", 0.0)) - scroll_y,
+        size[0] / cw if cw > 0 else 1.0,
+        size[1] / ch if ch > 0 else 1.0,
+    )
+
+
 def _oversize(options: ScreenshotOptions, width: int | None, height: int | None) -> float:
     """The factor that brings an image of width x height within the options' maximum size (1.0: it fits)."""
     factor = 1.0

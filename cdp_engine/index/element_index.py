@@ -28,6 +28,7 @@ from ..errors import (
     RendererHungError,
     TargetClosedError,
 )
+from ..snapshot.boxes import state_boxes
 from ..snapshot.capture import Capture, Element, StateCapturer, state_hash
 from .actions import ActionValidationError, json_safe, parse_action
 
@@ -292,6 +293,11 @@ class ElementIndex:
         """The state when no capture was ever possible (the page faulted first): its URL and nothing else."""
         url = self.tab.url
         return {"url": url, "page_content": "", "element_index": {}, "screenshot": "", "state_hash": state_hash(url, "")}
+
+    def boxes(self) -> dict[int, dict[str, Any]]:
+        """Each indexed element's box for the state last returned, keyed by index (snapshot/boxes.py): read
+        off the capture that state came from, so no round trip; {} before any state."""
+        return state_boxes(self.current)
 
     # ----- public hooks for surfaces that add their own actions (the harness) ------------------
 

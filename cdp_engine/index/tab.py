@@ -40,6 +40,13 @@ class AgentTab(core.Tab):
         `jpeg_quality` is the quality of a "jpeg" or "webp" screenshot."""
         return await self.element_index.state(screenshot=screenshot, jpeg_quality=jpeg_quality)
 
+    async def boxes(self) -> dict[int, dict[str, Any]]:
+        """Each indexed element's box for the state last returned, keyed by index: x, y, width, height in
+        viewport CSS px, `visible`, `in_viewport`, `fully_in_viewport`, and `screenshot` (image px) when the
+        state's screenshot was scaled or clipped. Never part of the state (its hash is unchanged); {} before
+        the first state. See docs/marks.md."""
+        return self.element_index.boxes()
+
     async def act(self, action: Any, *, screenshot: Screenshot = True) -> dict[str, Any]:
         """Run one protocol action (dict or JSON text); the next state, or the previous one plus `error`."""
         return await self.element_index.act(action, screenshot=screenshot)

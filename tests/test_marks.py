@@ -1,0 +1,147 @@
+"""Element boxes and marked screenshots against a real headless Chromium (issue 19, builds 1 and 2).
+
+Boxes must match what the page's own getBoundingClientRect says (scrolled, in frames), carry the right
+flags, map onto a scaled screenshot, and never touch the state: fields and state_hash stay identical.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import cdp_engine
+from cdp_engine.core.files import ScreenshotOptions
+
+_paths = itertools.count(1)
+
+BUTTONS = (
+    "<!doctype html><html><head><title>boxes</title><style>body{margin:0;height:3000px}"
+    "button{position:absolute;width:100px;height:30px}</style></head><body>"
+    "<button id=a style='left:10px;top:20px'>A</button>"
+    "<button id=b style='left:300.5px;top:200.25px;width:120px'>B</button>"
+    "<button id=c style='left:1200px;top:100px;width:200px'>C</button>"  # cut by the 1280px edge
+    "<button id=d style='left:40px;top:1500px'>D</button>"  # below the fold until scrolled
+    "<select id=s style='position:absolute;left:500px;top:300px'><option>one</option><option>two</option></select>"
+    "</body></html>"
+)
+
+
+async def open_page(tab: cdp_engine.Tab, site: Any, html: str) -> None:
+    await tab.goto(site.add(f"/marks/{next(_paths)}", html))
+
+
+def index_of(state: dict[str, Any], text: str) -> int:
+    return next(int(k) for k, d in state["element_index"].items() if d["text_content"] == text)
+
+
+async def client_rect(tab: cdp_engine.Tab, selector: str) -> list[float]:
+    js = f"(() => {{ const r = document.querySelector({selector!r}).getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }})()"
+    return list(await tab.evaluate(js))
+
+
+def assert_close(box: dict[str, Any], rect: list[float], dx: float = 0.0, dy: float = 0.0) -> None:
+    got = [box["x"], box["y"], box["width"], box["height"]]
+    want = [rect[0] + dx, rect[1] + dy, rect[2], rect[3]]
+    assert all(abs(g - w) <= 0.51 for g, w in zip(got, want, strict=True)), (got, want)
+
+
+async def test_boxes_match_get_bounding_client_rect(tab: cdp_engine.Tab, site: Any) -> None:
+    await open_page(tab, site, BUTTONS)
+    assert await tab.boxes() == {}  # no state returned yet
+    state = await tab.state(screenshot=False)
+    boxes = await tab.boxes()
+    assert set(boxes) == {int(k) for k in state["element_index"]}
+    for text, selector in (("A", "#a"), ("B", "#b"), ("C", "#c")):
+        assert_close(boxes[index_of(state, text)], await client_rect(tab, selector))
+    a = boxes[index_of(state, "A")]
+    assert a["visible"] and a["in_viewport"] and a["fully_in_viewport"]
+    c = boxes[index_of(state, "C")]  # partly beyond the right edge: indexed, in the viewport, not wholly
+    assert c["visible"] and c["in_viewport"] and not c["fully_in_viewport"]
+    assert "screenshot" not in a  # no screenshot, nothing to map
+
+
+async def test_boxes_of_a_scrolled_page_and_an_option(tab: cdp_engine.Tab, site: Any) -> None:
+    await open_page(tab, site, BUTTONS)
+    await tab.evaluate("window.scrollTo(0, 1400)")
+    state = await tab.state(screenshot=False)
+    boxes = await tab.boxes()
+    d = index_of(state, "D")
+    assert_close(boxes[d], await client_rect(tab, "#d"))
+    assert abs(boxes[d]["y"] - 100) <= 0.51  # 1500 - 1400: viewport coordinates, not the page's
+    assert all(k != "A" for k in (state["element_index"][str(i)]["text_content"] for i in boxes))
+    await tab.evaluate("window.scrollTo(0, 0)")
+    state = await tab.state(screenshot=False)
+    boxes = await tab.boxes()
+    select = next(int(k) for k, v in state["element_index"].items() if v["tag"] == "select")
+    option = next(int(k) for k, v in state["element_index"].items() if v["tag"] == "option")
+    assert boxes[select]["visible"] and not boxes[option]["visible"]
+    assert boxes[option]["select"] == select
+    assert_close(boxes[select], await client_rect(tab, "#s"))
+
+
+async def test_boxes_inside_iframes(tab: cdp_engine.Tab, site: Any) -> None:
+    inner = "<!doctype html><body style='margin:0'><button style='position:absolute;left:10px;top:20px'>In</button>"
+    same = site.add(f"/marks/inner{next(_paths)}", inner)
+    other = site.add(f"/marks/inner{next(_paths)}", inner).replace(site.url, site.other_url)
+    html = (
+        "<!doctype html><body style='margin:0'>"
+        f"<iframe id=f1 src='{same}' style='position:absolute;left:50px;top:60px;width:300px;height:200px;"
+        "border:3px solid #000;padding:2px'></iframe>"
+        f"<iframe id=f2 src='{other}' style='position:absolute;left:400px;top:60px;width:300px;height:200px;"
+        "border:0'></iframe></body>"
+    )
+    await open_page(tab, site, html)
+    state = await tab.state(screenshot=False)
+    for _ in range(50):  # the out-of-process frame's document may attach a little later
+        if sum(1 for v in state["element_index"].values() if v["text_content"] == "In") == 2:
+            break
+        await tab.evaluate("new Promise(r => setTimeout(r, 20))")
+        state = await tab.state(screenshot=False)
+    boxes = await tab.boxes()
+    found = sorted(
+        (boxes[int(k)] for k, v in state["element_index"].items() if v["text_content"] == "In"), key=lambda b: b["x"]
+    )
+    assert len(found) == 2, state["element_index"]
+    # Same-origin: the inner rect plus the iframe's content box (left + border + padding).
+    inner_rect = await tab.evaluate(
+        "(() => { const r = document.querySelector('#f1').contentDocument.querySelector('button')"
+        ".getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })()"
+    )
+    assert_close(found[0], list(inner_rect), dx=55, dy=65)
+    # Out of process: the button sits at (10, 20) of a borderless frame at (400, 60).
+    assert abs(found[1]["x"] - 410) <= 0.51 and abs(found[1]["y"] - 80) <= 0.51
+    assert abs(found[1]["width"] - found[0]["width"]) <= 0.51
+
+
+async def test_screenshot_boxes_when_the_screenshot_is_scaled(tab: cdp_engine.Tab, site: Any) -> None:
+    await open_page(tab, site, BUTTONS)
+    state = await tab.state(screenshot=ScreenshotOptions(scale=0.5))
+    boxes = await tab.boxes()
+    b = boxes[index_of(state, "B")]
+    shot = b["screenshot"]
+    assert all(abs(shot[k] - b[k] / 2) <= 0.01 for k in ("x", "y", "width", "height")), b
+    state = await tab.state(screenshot=ScreenshotOptions(clip={"x": 300, "y": 200, "width": 400, "height": 300}))
+    b = (await tab.boxes())[index_of(state, "B")]
+    assert abs(b["screenshot"]["x"] - 0.5) <= 0.01 and abs(b["screenshot"]["y"] - 0.25) <= 0.01
+    state = await tab.state(screenshot=True)
+    assert "screenshot" not in (await tab.boxes())[index_of(state, "B")]  # 1:1, nothing to map
+
+
+async def test_state_and_hash_identical_with_and_without_boxes(browser: cdp_engine.Browser, site: Any) -> None:
+    url = site.add(f"/marks/{next(_paths)}", BUTTONS)
+    states = []
+    for with_boxes in (False, True):
+        context = await browser.new_context()
+        try:
+            tab = await context.new_tab()
+            await tab.goto(url)
+            first = await tab.state(screenshot=False)
+            if with_boxes:
+                await tab.boxes()
+            again = await tab.state(screenshot=False)
+            assert again == first
+            states.append(first)
+        finally:
+            await context.close()
+    assert states[0] == states[1]
+    assert states[0]["state_hash"] == states[1]["state_hash"]
