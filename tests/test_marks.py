@@ -145,3 +145,125 @@ async def test_state_and_hash_identical_with_and_without_boxes(browser: cdp_engi
             await context.close()
     assert states[0] == states[1]
     assert states[0]["state_hash"] == states[1]["state_hash"]
+
+
+# ----- marked screenshots ---------------------------------------------------------------------------
+
+# A still page: flat colours, elements at fixed places, and observers that count anything the page could see.
+WATCHED = (
+    "<!doctype html><html><head><title>marks</title><style>body{margin:0;background:#fff}"
+    "button,input,a{position:absolute;font:14px sans-serif}</style></head><body>"
+    "<button style='left:40px;top:60px;width:120px;height:32px'>Save</button>"
+    "<input style='left:300px;top:200px;width:200px;height:24px' placeholder=Name>"
+    "<a href='#x' style='left:600px;top:400px'>A link</a>"
+    "<script>"
+    "window.__records = 0; new MutationObserver((r) => { window.__records += r.length; })"
+    ".observe(document, {subtree: true, childList: true, attributes: true, characterData: true});"
+    "window.__touched = [];"
+    "for (const name of ['OffscreenCanvas', 'createImageBitmap', 'Blob', 'atob', 'btoa']) {"
+    "  const real = window[name]; window[name] = function(...a) { window.__touched.push(name);"
+    "    return new.target ? new real(...a) : real.apply(this, a); }; }"
+    "const create = document.createElement.bind(document);"
+    "document.createElement = (...a) => { window.__touched.push('createElement'); return create(...a); };"
+    "</script></body></html>"
+)
+
+
+def rgb_rows(data_b64: str) -> tuple[int, int, list[bytes]]:
+    import base64
+
+    from test_screenshot import decode_png  # the tests' own PNG decoder (no imaging library)
+
+    return decode_png(base64.b64decode(data_b64))
+
+
+def changed_pixels(plain: str, marked: str) -> list[tuple[int, int]]:
+    w1, h1, a = rgb_rows(plain)
+    w2, h2, b = rgb_rows(marked)
+    assert (w1, h1) == (w2, h2)
+    out = []
+    for y, (ra, rb) in enumerate(zip(a, b, strict=True)):
+        if ra != rb:
+            out.extend((x, y) for x in range(w1) if ra[3 * x : 3 * x + 3] != rb[3 * x : 3 * x + 3])
+    return out
+
+
+def inside(point: tuple[int, int], rects: tuple[tuple[float, float, float, float], ...]) -> bool:
+    x, y = point
+    return any(rx - 1 <= x <= rx + rw + 1 and ry - 1 <= y <= ry + rh + 1 for rx, ry, rw, rh in rects)
+
+
+async def test_marked_screenshot_differs_only_where_marks_are_drawn(tab: cdp_engine.Tab, site: Any) -> None:
+    await open_page(tab, site, WATCHED)
+    state = await tab.state(screenshot=True)
+    marks = await tab.element_index.marks()
+    assert sorted(m.label for m in marks) == sorted(state["element_index"])
+    plain = await tab.capture_screenshot()
+    marked = await tab.capture_screenshot(marks=marks)
+    assert marked.format == "png" and (marked.width, marked.height) == (plain.width, plain.height)
+    assert len(marked.marked) == 2 * len(marks)  # an outline and a label each
+    changed = changed_pixels(plain.data, marked.data)
+    assert changed, "nothing was drawn"
+    stray = [p for p in changed if not inside(p, marked.marked)]
+    assert not stray, f"pixels changed outside the marks: {stray[:10]}"
+    for mark in marks:  # each element's outline is drawn on its box
+        x, y, w, _h = mark.box
+        assert any(x - 1 <= px <= x + w + 1 and y - 1 <= py <= y + 2 for px, py in changed), mark
+    # The page saw nothing: no mutation, none of its (replaced) globals called, the same state, from cache.
+    assert await tab.evaluate("window.__records") == 0
+    assert await tab.evaluate("window.__touched") == []
+    again = await tab.state(screenshot=True)
+    assert again == state
+    assert tab.last_timings.get("cached") == 1.0
+    # The state's own screenshot with its marks: the very image of the state, marked the same way.
+    on_state = await tab.element_index.marked_state_screenshot()
+    assert on_state is not None
+    assert not [p for p in changed_pixels(state["screenshot"], on_state.data) if not inside(p, on_state.marked)]
+
+
+async def test_marks_follow_a_scaled_screenshot_and_keep_its_format(tab: cdp_engine.Tab, site: Any) -> None:
+    await open_page(tab, site, WATCHED)
+    await tab.state(screenshot=False)
+    marks = await tab.element_index.marks()
+    save = next(m for m in marks if abs(m.box[0] - 40) < 1)
+    shot = await tab.capture_screenshot(ScreenshotOptions(scale=0.5), marks=[save])
+    assert (shot.width, shot.height) == (640, 360)
+    drawn = shot.marked[0]  # the outline: the CSS box at half size
+    assert all(abs(d - b / 2) <= 0.5 for d, b in zip(drawn, save.box, strict=True)), (drawn, save.box)
+    jpeg = await tab.screenshot(marks=True, format="jpeg", quality=70)
+    assert jpeg[:2] == b"\xff\xd8"
+    webp = await tab.screenshot(marks=True, format="webp")
+    assert webp[:4] == b"RIFF" and webp[8:12] == b"WEBP"
+    png = await tab.screenshot(marks=True)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+async def test_marks_need_a_state_and_capture_one(tab: cdp_engine.Tab, site: Any) -> None:
+    await open_page(tab, site, WATCHED)
+    assert tab.element_index.current is None
+    assert await tab.element_index.marked_state_screenshot() is None
+    image = await tab.screenshot(marks=True)
+    assert image[:8] == b"\x89PNG\r\n\x1a\n"
+    assert tab.element_index.current is not None  # the marks are those of the state it captured
+    assert set(await tab.boxes()) == {int(k) for k in tab.element_index.current.state["element_index"]}
+
+
+async def test_state_identical_with_and_without_marks(browser: cdp_engine.Browser, site: Any) -> None:
+    url = site.add(f"/marks/{next(_paths)}", WATCHED)
+    states = []
+    for with_marks in (False, True):
+        context = await browser.new_context()
+        try:
+            tab = await context.new_tab()
+            await tab.goto(url)
+            first = await tab.state(screenshot=True)
+            if with_marks:
+                await tab.screenshot(marks=True)
+                await tab.element_index.marked_state_screenshot()
+            again = await tab.state(screenshot=True)
+            assert again == first  # the screenshot field included: never the marked image
+            states.append(first)
+        finally:
+            await context.close()
+    keys = ("url", "page_content", "element_index", "state_hash")
+    assert [states[0][k] for k in keys] == [states[1][k] for k in keys]

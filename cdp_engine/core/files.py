@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError
+from .marks import Mark, draw_marks
 from .policies import FilePolicy
 
 ImageFormat = Literal["png", "jpeg", "webp"]
@@ -165,12 +166,14 @@ def _send_screenshot(
 
 @dataclass(frozen=True)
 class Screenshot:
-    """A captured image: base64 data, its format, and its size in pixels (from the image header)."""
+    """A captured image: base64 data, its format, and its size in pixels (from the image header).
+    A marked one (capture_screenshot(marks=...)) also says which image rectangles the marks cover."""
 
     data: str
     format: ImageFormat
     width: int | None
     height: int | None
+    marked: tuple[tuple[float, float, float, float], ...] = ()  # x, y, width, height in image px
 
     @property
     def media_type(self) -> str:
@@ -183,24 +186,56 @@ async def capture_screenshot(
     *,
     region: Region | None = None,
     timeout: float | None = None,
+    marks: Sequence[Mark] | None = None,
+    world: int | None = None,
 ) -> Screenshot:
     """A screenshot as `options` say: the one function every surface's screenshot goes through.
 
     The page region is asked for only when the options need it. A maximum size is kept at any device
     scale factor: when the image comes out larger (a scale factor above 1), it is taken once more,
-    scaled down by what the first showed."""
+    scaled down by what the first showed. `marks` (boxes in viewport CSS px) are drawn on the image in
+    `world`, an isolated world of the page (core/marks.py): the page itself is never changed."""
     options = options or ScreenshotOptions()
+    metrics: asyncio.Future[dict[str, Any]] | None = None
+    if marks:  # the boxes are in viewport px: where the viewport is decides where they go
+        metrics = session.send("Page.getLayoutMetrics", timeout=timeout)  # in flight with the capture
+        if options.needs_region and region is None:
+            region = _region_of(await metrics, full_page=options.full_page)
     if options.needs_region and region is None:
         region = await page_region(session, full_page=options.full_page, timeout=timeout)
     params = screenshot_params(options, region)
     data = str((await _send_screenshot(session, params, timeout))["data"])
+    viewport = _viewport_of(await metrics) if metrics is not None else None
     width, height = image_size_base64(data) or (None, None)
     over = _oversize(options, width, height)
     if over < 1.0 and "clip" in params:
         params["clip"]["scale"] *= over
         data = str((await _send_screenshot(session, params, timeout))["data"])
         width, height = image_size_base64(data) or (None, None)
-    return Screenshot(data, options.format, width, height)
+    if not marks or viewport is None or width is None or height is None:
+        return Screenshot(data, options.format, width, height)
+    if world is None:
+        raise ValueError("marks are drawn in an isolated world of the page: pass its execution context id")
+    transform = image_transform(options, region if options.needs_region else None, viewport, (width, height))
+    image_marks = [(m.label, *transform.apply(m.box)) for m in marks]
+    data, drawn = await draw_marks(session, world, data, options.format, options.quality, image_marks, timeout=timeout)
+    return Screenshot(data, options.format, width, height, tuple(drawn))
+
+
+async def mark_image(
+    session: CDPSession,
+    world: int,
+    image: Screenshot,
+    marks: Sequence[Mark],
+    transform: ImageTransform,
+    *,
+    quality: int | None = None,
+    timeout: float | None = None,
+) -> Screenshot:
+    """An image already captured (a state's screenshot) with `marks` drawn on it, mapped by `transform`."""
+    image_marks = [(m.label, *transform.apply(m.box)) for m in marks]
+    data, drawn = await draw_marks(session, world, image.data, image.format, quality, image_marks, timeout=timeout)
+    return Screenshot(data, image.format, image.width, image.height, tuple(drawn))
 
 
 @dataclass(frozen=True)
@@ -302,7 +337,16 @@ def image_size_base64(data: str) -> tuple[int, int] | None:
 
 async def page_region(session: CDPSession, *, full_page: bool = False, timeout: float | None = None) -> Region:
     """The CSS rectangle of the visible viewport (at its scroll offset), or of the whole page."""
-    metrics = await session.send("Page.getLayoutMetrics", timeout=timeout)
+    return _region_of(await session.send("Page.getLayoutMetrics", timeout=timeout), full_page=full_page)
+
+
+def _viewport_of(metrics: dict[str, Any]) -> tuple[float, float, float, float]:
+    """(width, height, scroll x, scroll y) of the visual viewport from Page.getLayoutMetrics."""
+    vp = metrics["cssVisualViewport"]
+    return (float(vp["clientWidth"]), float(vp["clientHeight"]), float(vp["pageX"]), float(vp["pageY"]))
+
+
+def _region_of(metrics: dict[str, Any], *, full_page: bool) -> Region:
     if full_page:
         size = metrics["cssContentSize"]
         return {"x": 0.0, "y": 0.0, "width": float(size["width"]), "height": float(size["height"])}

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..core.files import ImageTransform, image_size_base64, image_transform
+from ..core.marks import Mark
 from .capture import Capture, Element
 
 Box = tuple[float, float, float, float]
@@ -84,3 +85,11 @@ def state_boxes(capture: Capture | None, indices: Iterable[int] | None = None) -
     elements = capture.elements
     wanted = elements if indices is None else [i for i in indices if i in elements]
     return {i: element_box(elements[i], capture.viewport, transform) for i in wanted}
+
+
+def state_marks(capture: Capture | None) -> list[Mark]:
+    """The marks of a state: each indexed element that showed (options ride on their select), labelled
+    with its index."""
+    if capture is None:
+        return []
+    return [Mark(str(i), el.box) for i, el in capture.elements.items() if el.visible and el.tag != "option"]
