@@ -267,3 +267,44 @@ async def test_state_identical_with_and_without_marks(browser: cdp_engine.Browse
             await context.close()
     keys = ("url", "page_content", "element_index", "state_hash")
     assert [states[0][k] for k in keys] == [states[1][k] for k in keys]
+
+
+# ----- the MCP server: boxes beside snapshot refs, marks on browser_screenshot -------------------------
+
+
+async def test_mcp_snapshot_boxes_and_marked_screenshot(browser: cdp_engine.Browser, site: Any) -> None:
+    import base64
+    import re
+
+    from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
+
+    manager = InstanceManager(Config(), browser=browser)
+    tools = BrowserTools(manager)
+
+    async def ok(tool: str, **args: Any) -> dict[str, Any]:
+        env = await tools.call(tool, {"instance": "t", **args} if tool != "browser_create_instance" else args)
+        assert env["status"] == "success", env
+        return dict(env["data"])
+
+    try:
+        await ok("browser_create_instance", name="t")
+        await ok("browser_navigate", url=site.add(f"/marks/{next(_paths)}", WATCHED))
+        # Marks before any snapshot: one is taken, so the labels are refs the tools accept.
+        shot = await ok("browser_screenshot", marks=True)
+        assert shot["marks"] == 3 and base64.b64decode(shot["image_base64"])[:8] == b"\x89PNG\r\n\x1a\n"
+        plain = await ok("browser_snapshot")
+        assert "boxes" not in plain
+        data = await ok("browser_snapshot", boxes=True)
+        assert data["snapshot"] == plain["snapshot"]  # the text is the same with boxes
+        refs = re.findall(r"\[ref=(e\d+)\]", data["snapshot"])
+        assert set(data["boxes"]) <= set(refs) and data["boxes"]
+        button = re.search(r'button "Save" \[ref=(e\d+)\]', data["snapshot"])
+        assert button is not None
+        box = data["boxes"][button.group(1)]
+        assert (box["x"], box["y"], box["width"], box["height"]) == (40, 60, 120, 32)
+        assert box["visible"] and box["in_viewport"] and box["fully_in_viewport"]
+        # The page saw nothing of either.
+        result = await ok("browser_evaluate", expression="() => [window.__records, window.__touched.length]")
+        assert [0, 0] in result.values(), result
+    finally:
+        await manager.close()

@@ -20,12 +20,16 @@ selected option); `select` names that select's index.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from ..core.files import ImageTransform, image_size_base64, image_transform
 from ..core.marks import Mark
+from .ax_tree import AXNode
 from .capture import Capture, Element
+
+if TYPE_CHECKING:
+    from ..core.refs import RefRegistry
 
 Box = tuple[float, float, float, float]
 
@@ -42,7 +46,7 @@ def box_json(box: Box) -> dict[str, float | int]:
 
 
 def viewport_flags(box: Box, viewport: tuple[float, float, float, float]) -> tuple[bool, bool]:
-    """(in_viewport, fully_in_viewport) of a viewport CSS box in a viewport of (width, height, ...)."""
+    """(in_viewport, fully_in_viewport) of a viewport CSS box in a viewport of (width, height, …)."""
     x, y, w, h = box
     vw, vh = viewport[0], viewport[1]
     meets = w > 0 and h > 0 and x < vw and y < vh and x + w > 0 and y + h > 0
@@ -61,19 +65,29 @@ def shot_transform(capture: Capture) -> ImageTransform | None:
     return image_transform(capture.shot_options, capture.shot_region, capture.viewport, size)
 
 
+def box_entry(
+    box: Box,
+    visible: bool,
+    viewport: tuple[float, ...] | None,
+    transform: ImageTransform | None = None,
+) -> dict[str, Any]:
+    """One box entry (see the module docstring); the viewport flags only when the viewport is known."""
+    entry: dict[str, Any] = box_json(box)
+    entry["visible"] = visible
+    if viewport is not None:
+        entry["in_viewport"], entry["fully_in_viewport"] = viewport_flags(box, (viewport[0], viewport[1], 0, 0))
+    if transform is not None and not transform.identity:
+        entry["screenshot"] = box_json(transform.apply(box))
+    return entry
+
+
 def element_box(
     element: Element, viewport: tuple[float, float, float, float], transform: ImageTransform | None
 ) -> dict[str, Any]:
-    """One element's box entry (see the module docstring)."""
-    in_viewport, fully = viewport_flags(element.box, viewport)
-    entry: dict[str, Any] = box_json(element.box)
-    entry["visible"] = element.visible and element.tag != "option"
-    entry["in_viewport"] = in_viewport
-    entry["fully_in_viewport"] = fully
+    """One indexed element's box entry; an option's is its select's (`select`: that select's index)."""
+    entry = box_entry(element.box, element.visible and element.tag != "option", viewport, transform)
     if element.select_index is not None:
         entry["select"] = element.select_index
-    if transform is not None and not transform.identity:
-        entry["screenshot"] = box_json(transform.apply(element.box))
     return entry
 
 
@@ -93,3 +107,31 @@ def state_marks(capture: Capture | None) -> list[Mark]:
     if capture is None:
         return []
     return [Mark(str(i), el.box) for i, el in capture.elements.items() if el.visible and el.tag != "option"]
+
+
+# ----- refs (the toolset's read_page / find, the MCP snapshot) ------------------------------------
+
+
+def _with_refs(root: AXNode | None, refs: RefRegistry) -> Iterator[tuple[str, AXNode]]:
+    """(ref, node) for each node of the tree that holds a ref now (handed out by this read or before)."""
+    if root is None:
+        return
+    for node, _depth in root.walk():
+        if node.backend_node_id is not None and node.box is not None:
+            ref = refs.lookup(node.session, node.frame_id, node.backend_node_id)
+            if ref is not None:
+                yield ref, node
+
+
+def ref_boxes(
+    root: AXNode | None, refs: RefRegistry, viewport: tuple[float, float] | None = None
+) -> dict[str, dict[str, Any]]:
+    """The box of each element of an accessibility read that holds a ref, keyed by ref: the read's own
+    geometry (ax_tree.py places nodes as the state capture does), so no round trip. `viewport`
+    (width, height in CSS px) adds the viewport flags."""
+    return {ref: box_entry(node.box, node.visible, viewport) for ref, node in _with_refs(root, refs) if node.box}
+
+
+def ref_marks(root: AXNode | None, refs: RefRegistry) -> list[Mark]:
+    """The marks of an accessibility read: each visible interactive element holding a ref, labelled with it."""
+    return [Mark(ref, node.box) for ref, node in _with_refs(root, refs) if node.box and node.visible and node.interactive]
