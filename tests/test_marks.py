@@ -308,3 +308,44 @@ async def test_mcp_snapshot_boxes_and_marked_screenshot(browser: cdp_engine.Brow
         assert [0, 0] in result.values(), result
     finally:
         await manager.close()
+
+
+# ----- the toolset: boxes beside its refs (a library call), marks as a driver option --------------------
+
+
+async def test_toolset_ref_boxes_and_marked_screenshots(browser: cdp_engine.Browser, site: Any) -> None:
+    import base64
+    import re
+
+    from cdp_engine.toolset import BrowserToolset, ToolsetConfig
+
+    context = await browser.new_context()
+    plain_ts = await BrowserToolset(browser, context=context).start()
+    marked_ts = await BrowserToolset(browser, context=context, config=ToolsetConfig(screenshot_marks=True)).start()
+    try:
+        url = site.add(f"/marks/{next(_paths)}", WATCHED)
+        for ts in (plain_ts, marked_ts):
+            content, is_error = await ts.call("navigate", {"url": url})
+            assert not is_error, content
+        # Marks before any read: the interactive elements are read first, so the labels are usable refs.
+        marked, is_error = await marked_ts.call("screenshot", {})
+        assert not is_error
+        plain, _ = await plain_ts.call("screenshot", {})
+        image = next(b for b in marked if b["type"] == "image")["source"]["data"]
+        plain_image = next(b for b in plain if b["type"] == "image")["source"]["data"]
+        assert base64.b64decode(image)[:8] == b"\x89PNG\r\n\x1a\n"
+        assert changed_pixels(plain_image, image), "no marks drawn"
+        read, _ = await marked_ts.call("read_page", {"filter": "interactive"})
+        listing = "\n".join(b["text"] for b in read if b["type"] == "text")
+        boxes = marked_ts.ref_boxes()
+        save = re.search(r'button "Save" \[(ref_\d+)\]', listing)
+        assert save is not None, listing
+        box = boxes[save.group(1)]
+        assert (box["x"], box["y"], box["width"], box["height"]) == (40, 60, 120, 32)
+        assert box["visible"] and box["in_viewport"]
+        assert set(boxes) >= set(re.findall(r"\[(ref_\d+)\]", listing))
+        assert await marked_ts.book.get(None).tab.evaluate("[window.__records, window.__touched.length]") == [0, 0]
+    finally:
+        await marked_ts.close()
+        await plain_ts.close()
+        await context.close()

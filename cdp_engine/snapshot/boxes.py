@@ -124,12 +124,19 @@ def _with_refs(root: AXNode | None, refs: RefRegistry) -> Iterator[tuple[str, AX
 
 
 def ref_boxes(
-    root: AXNode | None, refs: RefRegistry, viewport: tuple[float, float] | None = None
+    root: AXNode | None,
+    refs: RefRegistry,
+    viewport: tuple[float, float] | None = None,
+    transform: ImageTransform | None = None,
 ) -> dict[str, dict[str, Any]]:
     """The box of each element of an accessibility read that holds a ref, keyed by ref: the read's own
     geometry (ax_tree.py places nodes as the state capture does), so no round trip. `viewport`
-    (width, height in CSS px) adds the viewport flags."""
-    return {ref: box_entry(node.box, node.visible, viewport) for ref, node in _with_refs(root, refs) if node.box}
+    (width, height in CSS px) adds the viewport flags, `transform` the screenshot boxes."""
+    return {
+        ref: box_entry(node.box, node.visible, viewport, transform)
+        for ref, node in _with_refs(root, refs)
+        if node.box
+    }
 
 
 def ref_marks(root: AXNode | None, refs: RefRegistry) -> list[Mark]:
