@@ -349,3 +349,30 @@ async def test_toolset_ref_boxes_and_marked_screenshots(browser: cdp_engine.Brow
         await marked_ts.close()
         await plain_ts.close()
         await context.close()
+
+
+# ----- the harness: BrowserGym's set-of-marks observation ----------------------------------------------
+
+
+async def test_harness_som_observation(browser: cdp_engine.Browser, site: Any) -> None:
+    from cdp_engine.harness import BrowserEnv
+
+    url = site.add(f"/marks/{next(_paths)}", WATCHED)
+    observations = []
+    for som in (False, True):
+        async with BrowserEnv(browser, som=som, prewarm=False) as env:
+            obs = await env.reset(url)
+            observations.append(obs)
+            if som:
+                assert obs["screenshot"] == ""  # screenshot=False: only the marked one is asked for
+                assert rgb_rows(obs["screenshot_som"])[0] == 1280
+                assert set(obs["element_boxes"]) == set(obs["element_index"])
+                button = next(k for k, v in obs["element_index"].items() if v["text_content"] == "Save")
+                obs2, info = await env.step({"action": "click_element", "element_index": int(button)})
+                assert info["error"] is None, info
+                assert obs2["screenshot_som"] and set(obs2["element_boxes"]) == set(obs2["element_index"])
+                assert await env.evaluate("[window.__records, window.__touched.length]") == [0, 0]
+            else:
+                assert "screenshot_som" not in obs and "element_boxes" not in obs
+    keys = ("url", "page_content", "element_index", "state_hash")
+    assert [observations[0][k] for k in keys] == [observations[1][k] for k in keys]
