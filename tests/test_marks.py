@@ -376,3 +376,31 @@ async def test_harness_som_observation(browser: cdp_engine.Browser, site: Any) -
                 assert "screenshot_som" not in obs and "element_boxes" not in obs
     keys = ("url", "page_content", "element_index", "state_hash")
     assert [observations[0][k] for k in keys] == [observations[1][k] for k in keys]
+
+
+async def test_marks_on_a_full_page_image_of_a_scrolled_page(tab: cdp_engine.Tab, site: Any) -> None:
+    await open_page(tab, site, BUTTONS)
+    await tab.evaluate("window.scrollTo(0, 1400)")
+    state = await tab.state(screenshot=False)
+    d = next(m for m in await tab.element_index.marks() if m.label == str(index_of(state, "D")))
+    shot = await tab.capture_screenshot(ScreenshotOptions(full_page=True), marks=[d])
+    x, y = shot.marked[0][:2]  # the page's coordinates: the viewport box plus the scroll
+    assert abs(x - 40) <= 0.5 and abs(y - 1500) <= 0.5, shot.marked
+
+
+async def test_marks_under_a_strict_content_security_policy(tab: cdp_engine.Tab, site: Any) -> None:
+    from aiohttp import web
+
+    async def strict(request: web.Request) -> web.Response:
+        body = (
+            "<!doctype html><body><button>Go</button><script nonce=n>window.__violations = 0;"
+            "document.addEventListener('securitypolicyviolation', () => window.__violations++);</script></body>"
+        )
+        csp = "default-src 'none'; script-src 'nonce-n'; img-src 'none'; style-src 'none'; font-src 'none'"
+        return web.Response(text=body, content_type="text/html", headers={"Content-Security-Policy": csp})
+
+    await tab.goto(site.add_handler(f"/marks/csp{next(_paths)}", strict))
+    await tab.state(screenshot=False)
+    image = await tab.screenshot(marks=True)
+    assert image[:8] == b"\x89PNG\r\n\x1a\n" and image != await tab.screenshot()  # drawn
+    assert await tab.evaluate("window.__violations") == 0
