@@ -230,6 +230,12 @@ async def test_marks_follow_a_scaled_screenshot_and_keep_its_format(tab: cdp_eng
     assert (shot.width, shot.height) == (640, 360)
     drawn = shot.marked[0]  # the outline: the CSS box at half size
     assert all(abs(d - b / 2) <= 0.5 for d, b in zip(drawn, save.box, strict=True)), (drawn, save.box)
+    # Given where the boxes were measured (the state's viewport), the capture need not read it: same marks.
+    clip = ScreenshotOptions(clip={"x": 20, "y": 40, "width": 600, "height": 300}, scale=0.5)
+    read = await tab.capture_screenshot(clip, marks=[save])
+    assert tab.element_index.current is not None
+    given = await tab.capture_screenshot(clip, marks=[save], viewport=tab.element_index.current.viewport)
+    assert read.marked == given.marked and abs(read.marked[0][0] - (save.box[0] - 20) / 2) <= 0.5
     jpeg = await tab.screenshot(marks=True, format="jpeg", quality=70)
     assert jpeg[:2] == b"\xff\xd8"
     webp = await tab.screenshot(marks=True, format="webp")
