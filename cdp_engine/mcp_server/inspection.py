@@ -18,8 +18,10 @@ from ..core import input, scripts
 from ..core.budget import BudgetError, check_budget, check_offset, context_lines, window
 from ..core.files import IMAGE_FORMATS, ImageFormat, PageTile, ScreenshotOptions, page_tile
 from ..core.refs import NodeRef
+from ..core.worlds import Worlds
 from ..errors import CDPEngineError, CommandTimeoutError, JavaScriptError, ProtocolError
 from ..snapshot.ax_tree import capture_ax_tree
+from ..snapshot.boxes import ref_boxes, ref_marks
 from . import changes as snapshot_changes
 from .envelope import ToolError
 from .instances import STATIC_RESOURCE_TYPES, Config, Instance, Page
@@ -116,6 +118,7 @@ SNAPSHOT_DOCS = {
     "interactive": "strict (default: the server's setting) or extended: also give refs to click-handler "
     "elements, tabs, pointer-cursor rows and other targets outside the strict list, each marked "
     "[interactive=<reason>].",
+    "boxes": "Also return each ref's box: x, y, width, height in viewport CSS px, visible, in_viewport.",
 }  # element (playwright-mcp's description of the ref) is accepted and ignored
 SNAPSHOT_WHAT = "snapshot"
 
@@ -136,6 +139,7 @@ async def browser_snapshot(
     max_chars: int | None = None,
     changes: bool = False,
     interactive: Literal["strict", "extended"] | None = None,
+    boxes: bool = False,
 ) -> dict[str, Any]:
     """Accessibility snapshot of the page (or one frame) as YAML; interactive elements carry [ref=eN] for the
     action tools. Refs die with their document: take a new snapshot after navigating. Cut past max_chars,
@@ -167,6 +171,7 @@ async def browser_snapshot(
         root = await capture_ax_tree(tab, interactive=interactive or ctx.config.interactive)
         for fid in list(tab.frames):
             page.refs.drop_document(fid)
+        page.last_tree = root
         if root is not None and cdp_frame != tab.main_frame_id:
             root = find_frame_root(root, cdp_frame)
             if root is None:
@@ -190,7 +195,11 @@ async def browser_snapshot(
         shown = snapshot_changes.observe(page, cdp_frame, text if whole else None, changes=changes)
         frame = tab.frames.get(cdp_frame)
         url = tab.url if cdp_frame == tab.main_frame_id else (frame.url if frame else "")
-        where = {"url": url, "page_id": page.page_id, "frame_id": page.frame_id(cdp_frame)}
+        where: dict[str, Any] = {"url": url, "page_id": page.page_id, "frame_id": page.frame_id(cdp_frame)}
+        if boxes:  # the snapshot's own geometry, never part of its text (docs/marks.md)
+            viewport = await tab.viewport()
+            size = (float(viewport["width"]), float(viewport["height"]))
+            where["boxes"] = ref_boxes(root, page.refs, size) if selector is None else {}
         if "snapshot" not in shown and len(shown["changes"]) + len(shown["refs"]) > budget:
             # A diff longer than the budget saves nothing: the (windowed) whole snapshot instead.
             shown = {"mode": "full", "reason": "changes longer than max_chars"}
@@ -285,6 +294,8 @@ TileIndex = Annotated[int, Bounds(0, 100_000)]
         "max_height": "Largest image height in px (server default 1568).",
         "quality": "jpeg/webp quality 0-100.",
         "tile": "full_page tile to return, from 0 (the result names the next).",
+        "marks": "Outline and label each interactive element with its ref from the latest browser_snapshot "
+        "(one is taken first if none was); drawn on the image only, never on the page.",
     },
 )
 async def browser_screenshot(
@@ -299,6 +310,7 @@ async def browser_screenshot(
     max_height: ImageSide | None = None,
     quality: Quality | None = None,
     tile: TileIndex | None = None,
+    marks: bool = False,
 ) -> dict[str, Any]:
     """Screenshot of the viewport, or of the whole page in tiles, scaled to fit max_width x max_height."""
     request = screenshot_request(
@@ -330,7 +342,18 @@ async def browser_screenshot(
             # A whole page is the image the result-size bound meets: it keeps the compact encoder.
             optimize_for_speed=ctx.config.screenshot_optimize_for_speed and not full_page,
         )
-        shot = await tab.capture_screenshot(options, timeout=max(1.0, ctx.remaining()))
+        chosen, world = None, None
+        if marks:
+            if page.last_tree is None:  # no snapshot yet: take one, so the labels are refs the tools accept
+                page.last_tree = await capture_ax_tree(tab)
+                render(page.last_tree, page.refs)
+            chosen = ref_marks(page.last_tree, page.refs)
+            world = await Worlds.of(tab).context(tab.main_frame_id)
+        # The viewport the region was read from (a full page's region is the page: read with the capture).
+        viewport = None if full_page else (w, h, float(region["x"]), float(region["y"]))
+        shot = await tab.capture_screenshot(
+            options, timeout=max(1.0, ctx.remaining()), marks=chosen, world=world, viewport=viewport
+        )
         encoded = shot.data
         data: dict[str, Any] = {
             "image_format": image_format,
@@ -342,6 +365,8 @@ async def browser_screenshot(
         }
         if part is not None:
             data.update(tile_fields(part))
+        if marks:
+            data["marks"] = len(chosen or ())
         if path is not None:
             data["path"] = _artifact(ctx, path, base64.b64decode(encoded))
         else:
