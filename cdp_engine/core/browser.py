@@ -37,7 +37,7 @@ from ..errors import (
     ProtocolError,
     TargetClosedError,
 )
-from . import files, network, scripts
+from . import activity, files, network, scripts
 from .lifecycle import SAME_DOCUMENT_TYPES, LifecycleWatcher, WaitUntil, check_wait_until
 from .policies import NavigationPolicy, PolicyError
 from .records import Dialog, Download, Frame, Response
@@ -934,6 +934,7 @@ class Browser:
         root.on("Target.targetInfoChanged", self._on_target_info)
         root.on("Browser.downloadWillBegin", self._on_download_begin)
         root.on("Browser.downloadProgress", self._on_download_progress)
+        activity.register_browser(self)  # a live view started beside this program finds it
 
     # ----- setup ------------------------------------------------------------------------------
 

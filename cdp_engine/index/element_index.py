@@ -15,7 +15,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..core import input, navigation, tracing
+import orjson
+
+from ..core import activity, input, navigation, tracing
 from ..core.files import ScreenshotSpec
 from ..core.identity import DOM_LOOK, Verdict, verify
 from ..core.liveness import bounded, unless_dialog
@@ -80,6 +82,16 @@ def invalid_index_message(index: int, verdict: Verdict) -> str:
     )
 
 
+def _decoded(raw_action: Any) -> Any:
+    """The action as an object for the watchers (the HTTP service passes the request body's bytes)."""
+    if isinstance(raw_action, bytes | str):
+        try:
+            return orjson.loads(raw_action)
+        except orjson.JSONDecodeError:
+            return raw_action
+    return raw_action
+
+
 class ElementIndex:
     """State capture and protocol actions for one tab; `ElementIndex.of(tab)` is the tab's one instance."""
 
@@ -106,7 +118,41 @@ class ElementIndex:
         self._end = 0.0  # the running act()'s deadline (time.perf_counter())
 
     async def state(self, *, screenshot: ScreenshotSpec = True, jpeg_quality: int = 80) -> dict[str, Any]:
-        """The current state object (see _state); a span with its timings when tracing is on (core/tracing.py)."""
+        """The current state object (see _state); a span with its timings when tracing is on (core/tracing.py),
+        an Activity for the watchers when any (core/activity.py)."""
+        if activity.watching():
+            t0, started = time.perf_counter(), time.time()
+            try:
+                state = await self._traced_state(screenshot, jpeg_quality)
+            except Exception as exc:  # a browser fault state() raises: the watchers see it too
+                self._report("state", None, {"error": {"code": type(exc).__name__}}, t0, started)
+                raise
+            self._report("state", None, state, t0, started)
+            return state
+        return await self._traced_state(screenshot, jpeg_quality)
+
+    async def act(self, raw_action: Any, *, screenshot: ScreenshotSpec = True) -> dict[str, Any]:
+        """Run one action (see _act); a span and an Activity as state() has."""
+        if activity.watching():
+            t0, started = time.perf_counter(), time.time()
+            state = await self._traced_act(raw_action, screenshot)
+            action = _decoded(raw_action)
+            name = action.get("action") if isinstance(action, dict) else None
+            self._report(str(name or "?"), action, state, t0, started)
+            return state
+        return await self._traced_act(raw_action, screenshot)
+
+    def _report(self, name: str, action: Any, state: dict[str, Any], t0: float, started: float) -> None:
+        error = state.get("error")
+        activity.emit(
+            activity.Activity(
+                "index", name, started, activity.since(t0), tab=self.tab, url=self.tab.url,
+                ok=not isinstance(error, dict), error=str(error.get("code")) if isinstance(error, dict) else None,
+                arguments=action, timings=dict(self.tab.last_timings), state=state,
+            )
+        )  # fmt: skip
+
+    async def _traced_state(self, screenshot: ScreenshotSpec, jpeg_quality: int) -> dict[str, Any]:
         if not tracing.enabled():
             return await self._state(screenshot=screenshot, jpeg_quality=jpeg_quality)
         with tracing.span("cdp_engine.state", {"cdp_engine.url": self.tab.url}) as current:
@@ -114,8 +160,7 @@ class ElementIndex:
             tracing.add_timings(current, self.tab.last_timings)
             return state
 
-    async def act(self, raw_action: Any, *, screenshot: ScreenshotSpec = True) -> dict[str, Any]:
-        """Run one action (see _act); a span with its outcome and timings when tracing is on."""
+    async def _traced_act(self, raw_action: Any, screenshot: ScreenshotSpec) -> dict[str, Any]:
         if not tracing.enabled():
             return await self._act(raw_action, screenshot=screenshot)
         name = raw_action.get("action") if isinstance(raw_action, dict) else None
