@@ -384,3 +384,34 @@ async def test_view_attaches_to_a_browser_of_another_process(site: Any) -> None:
         finally:
             proc.terminate()
             await asyncio.wait_for(proc.wait(), 30)
+
+
+async def test_the_screencast_pauses_while_a_call_runs_and_the_state_screenshot_is_shown(
+    browser: cdp_engine.Browser, site: Any, wait: Wait
+) -> None:
+    """A running screencast makes Chromium draw every frame beside the agent's work: it pauses during calls."""
+    url = site.add("/view/paused", AGENT_PAGE)
+    context = await browser.new_context()
+    try:
+        agent = await context.new_tab(url)
+        async with LiveView(browser) as view, aiohttp.ClientSession() as http:
+            async with http.ws_connect(f"{view.origin}/ws?token={view.token}", max_msg_size=0) as ws:
+                await wait(lambda: agent.target_id in view.casts, 10)
+                cast = view.casts[agent.target_id]
+                during: list[bool] = []
+                off = activity.on_running(lambda running: during.append(cast.paused) if running else None)
+                try:
+                    state = await ElementIndex.of(agent).state(screenshot="jpeg")
+                finally:
+                    off()
+                assert during == [True] and cast.paused  # paused from the call's start until a moment after it
+                shot = None
+                async with asyncio.timeout(15):
+                    while shot is None:
+                        message = await ws.receive_json()
+                        if message["t"] == "frame" and message.get("mime") == "image/jpeg" and message["data"] == state["screenshot"]:
+                            shot = message
+                assert shot["meta"]["deviceWidth"] > 0
+                await wait(lambda: not cast.paused, 10)  # the engine is idle again: live frames resume
+    finally:
+        await context.close()

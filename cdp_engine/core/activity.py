@@ -19,7 +19,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Activity", "browsers", "emit", "on_activity", "on_browser", "register_browser", "watching"]
+__all__ = [
+    "Activity", "begin", "browsers", "emit", "end", "on_activity", "on_browser", "on_running", "register_browser",
+    "running", "watching",
+]
 
 log = logging.getLogger("cdp_engine.activity")
 
@@ -51,6 +54,46 @@ class Activity:
 def watching() -> bool:
     """Whether anybody listens: surfaces skip building an Activity when not."""
     return bool(_listeners)
+
+
+_running = 0  # calls begun and not yet ended (counted only while somebody watches)
+_running_listeners: list[Callable[[bool], None]] = []
+
+
+def begin() -> None:
+    """A surface's call starts (called only when watching(); end() must follow, in a finally)."""
+    global _running
+    _running += 1
+    if _running == 1:
+        _tell_running(True)
+
+
+def end() -> None:
+    global _running
+    if _running > 0:
+        _running -= 1
+        if _running == 0:
+            _tell_running(False)
+
+
+def running() -> bool:
+    """Whether a call of some surface is under way: a live view pauses its screencast then, so the
+    browser does not draw frames for it beside the call's own work (view/cast.py)."""
+    return _running > 0
+
+
+def on_running(listener: Callable[[bool], None]) -> Callable[[], None]:
+    """listener(True) when a first call begins, listener(False) when the last one running ends."""
+    _running_listeners.append(listener)
+    return lambda: _running_listeners.remove(listener) if listener in _running_listeners else None
+
+
+def _tell_running(value: bool) -> None:
+    for listener in list(_running_listeners):
+        try:
+            listener(value)
+        except Exception:
+            log.exception("running listener failed")
 
 
 def on_activity(listener: Callable[[Activity], None]) -> Callable[[], None]:

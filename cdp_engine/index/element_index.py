@@ -122,11 +122,14 @@ class ElementIndex:
         an Activity for the watchers when any (core/activity.py)."""
         if activity.watching():
             t0, started = time.perf_counter(), time.time()
+            activity.begin()
             try:
                 state = await self._traced_state(screenshot, jpeg_quality)
             except Exception as exc:  # a browser fault state() raises: the watchers see it too
+                activity.end()
                 self._report("state", None, {"error": {"code": type(exc).__name__}}, t0, started)
                 raise
+            activity.end()
             self._report("state", None, state, t0, started)
             return state
         return await self._traced_state(screenshot, jpeg_quality)
@@ -135,7 +138,11 @@ class ElementIndex:
         """Run one action (see _act); a span and an Activity as state() has."""
         if activity.watching():
             t0, started = time.perf_counter(), time.time()
-            state = await self._traced_act(raw_action, screenshot)
+            activity.begin()
+            try:
+                state = await self._traced_act(raw_action, screenshot)
+            finally:
+                activity.end()
             action = _decoded(raw_action)
             name = action.get("action") if isinstance(action, dict) else None
             self._report(str(name or "?"), action, state, t0, started)

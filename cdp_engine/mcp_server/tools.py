@@ -71,7 +71,19 @@ class BrowserTools:
     async def call_raw(
         self, name: str, arguments: dict[str, Any] | None = None, *, session: str | None = None
     ) -> tuple[dict[str, Any], bytes]:
-        """The envelope and its JSON bytes (already bounded by max_result_bytes); a span when tracing is on."""
+        """The envelope and its JSON bytes (already bounded by max_result_bytes); a span when tracing is on,
+        an Activity for the watchers when any (reported by _call_raw, which knows the page)."""
+        if activity.watching():
+            activity.begin()
+            try:
+                return await self._traced_call_raw(name, arguments, session)
+            finally:
+                activity.end()
+        return await self._traced_call_raw(name, arguments, session)
+
+    async def _traced_call_raw(
+        self, name: str, arguments: dict[str, Any] | None, session: str | None
+    ) -> tuple[dict[str, Any], bytes]:
         if not tracing.enabled():
             return await self._call_raw(name, arguments, session=session)
         with tracing.span("cdp_engine.mcp.tool", {"mcp.tool": str(name)}) as current:

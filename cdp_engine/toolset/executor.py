@@ -522,7 +522,11 @@ class BrowserToolset:
         try:
             if activity.watching():
                 t0, started = time.perf_counter(), time.time()
-                content, is_error = await self._traced_call(name, raw_input, end - REPORT_BUDGET)
+                activity.begin()
+                try:
+                    content, is_error = await self._traced_call(name, raw_input, end - REPORT_BUDGET)
+                finally:
+                    activity.end()
                 self._report(str(name), raw_input, content, is_error, t0, started)
                 return content, is_error
             return await self._traced_call(name, raw_input, end - REPORT_BUDGET)

@@ -3,6 +3,12 @@
 Chromium sends the next frame only after the last one was acknowledged, so the ack paces the stream: it
 is sent at once, or as soon as `max_fps` allows, and never waits for a viewer (a slow viewer misses frames,
 it never holds the page or the agent back). Nothing is started until a viewer connects (view/live.py).
+
+A running screencast makes Chromium draw every frame of the page for real, which an animated page pays
+for in every command of the agent (benchmarks/live_view.py measured 1.8x on a step with an acknowledged-
+nothing screencast running). So the view pauses the screencast while a call of the agent runs
+(core/activity.running()) and resumes it once the engine has been idle a moment; the call's own result
+reaches the viewer as the state's screenshot when it has one (view/live.py).
 """
 
 from __future__ import annotations
@@ -40,18 +46,23 @@ class Screencast:
         self.interval = 1.0 / max_fps if max_fps > 0 else 0.0
         self.params = {"format": "jpeg", "quality": quality, "maxWidth": max_size[0], "maxHeight": max_size[1]}
         self.frames = 0  # frames received (tests and the benchmark read it)
+        self.paused = False
         self._off: Callable[[], None] | None = None
-        self._next_ack = 0.0
+        self._last_ack = 0.0
         self._pending: asyncio.TimerHandle | None = None
 
     @property
     def running(self) -> bool:
         return self._off is not None
 
-    async def start(self, timeout: float = 5.0) -> None:
+    async def start(self, *, paused: bool = False, timeout: float = 5.0) -> None:
+        """Listen for frames and, unless `paused` (a call is running), start the screencast."""
         if self._off is not None:
             return
         self._off = self.session.on("Page.screencastFrame", self._on_frame)
+        self.paused = paused
+        if paused:
+            return
         try:
             await self.session.send("Page.startScreencast", self.params, timeout=timeout)
         except (CDPEngineError, TimeoutError):
@@ -62,8 +73,26 @@ class Screencast:
         if self._off is None:
             return
         self._unsubscribe()
-        with contextlib.suppress(CDPEngineError, TimeoutError):
-            await self.session.send("Page.stopScreencast", timeout=timeout)
+        if not self.paused:
+            with contextlib.suppress(CDPEngineError, TimeoutError):
+                await self.session.send("Page.stopScreencast", timeout=timeout)
+
+    def pause(self) -> None:
+        """Stop the frames while the agent works (sent now, ahead of the call's own commands)."""
+        if self._off is None or self.paused or self.session.closed:
+            return
+        self.paused = True
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
+        self.session.send("Page.stopScreencast").add_done_callback(_quiet)
+
+    def resume(self) -> None:
+        """Frames again (Chromium sends the current picture first)."""
+        if self._off is None or not self.paused or self.session.closed:
+            return
+        self.paused = False
+        self.session.send("Page.startScreencast", self.params).add_done_callback(_quiet)
 
     def _unsubscribe(self) -> None:
         if self._off is not None:
@@ -75,15 +104,14 @@ class Screencast:
 
     def _on_frame(self, params: dict[str, Any]) -> None:
         self.frames += 1
-        loop = asyncio.get_running_loop()
-        now = loop.time()
-        delay = max(0.0, self._next_ack - now)
-        self._next_ack = now + delay + self.interval
-        frame_session = params.get("sessionId")
-        if delay:
-            self._pending = loop.call_later(delay, self._ack, frame_session)
-        else:
-            self._ack(frame_session)
+        if not self.paused:
+            loop = asyncio.get_running_loop()
+            delay = self._last_ack + self.interval - loop.time()
+            frame_session = params.get("sessionId")
+            if delay > 0:
+                self._pending = loop.call_later(delay, self._ack, frame_session)
+            else:
+                self._ack(frame_session)
         try:
             self.on_frame(self.key, params.get("data", ""), params.get("metadata") or {})
         except Exception:
@@ -91,8 +119,9 @@ class Screencast:
 
     def _ack(self, frame_session: Any) -> None:
         self._pending = None
-        if self._off is None or self.session.closed:
+        if self._off is None or self.paused or self.session.closed:
             return
+        self._last_ack = asyncio.get_running_loop().time()
         self.session.send("Page.screencastFrameAck", {"sessionId": frame_session}).add_done_callback(_quiet)
 
 

@@ -48,6 +48,7 @@ log = logging.getLogger("cdp_engine.view")
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 LOG_SIZE = 200  # the last actions a viewer gets when it connects
 MESSAGES_PER_VIEWER = 500  # log and tab messages waiting for a slow viewer (frames never wait: newest only)
+IDLE_RESUME = 0.15  # seconds without a call before the paused screencasts resume (view/cast.py says why)
 
 
 class Watched:
@@ -177,6 +178,7 @@ class LiveView:
         allow_remote: bool = False,
         max_fps: float = 10.0,
         quality: int = 60,
+        max_size: tuple[int, int] = (1280, 800),
         sock: socket.socket | None = None,
         replay: dict[str, Any] | None = None,
     ) -> None:
@@ -188,6 +190,7 @@ class LiveView:
         self.token = token or secrets.token_urlsafe(24)
         self.max_fps = max_fps
         self.quality = quality
+        self.max_size = max_size
         self._sock = sock
         self.replay = replay
         self._given: list[Browser] | None = _browser_list(browsers, replay)
@@ -200,6 +203,7 @@ class LiveView:
         self._runner: web.AppRunner | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._cast_lock = asyncio.Lock()
+        self._resume: asyncio.TimerHandle | None = None
 
     # ----- server -----------------------------------------------------------------------------
 
@@ -227,6 +231,7 @@ class LiveView:
         await site.start()
         self.port = self._runner.addresses[0][1]
         self._unsubscribe.append(activity.on_activity(self._on_activity))
+        self._unsubscribe.append(activity.on_running(self._on_running))
         if self._given is None:
             for browser in activity.browsers():
                 self.watch_browser(browser)
@@ -246,6 +251,8 @@ class LiveView:
         await self._stop_casts()
         for task in list(self._tasks):
             task.cancel()
+        if self._resume is not None:
+            self._resume.cancel()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -309,9 +316,11 @@ class LiveView:
     async def _start_cast(self, watched: Watched) -> None:
         if watched.key in self.casts or self._own(watched) or watched.session.closed:
             return
-        cast = Screencast(watched.session, watched.key, self._on_frame, max_fps=self.max_fps, quality=self.quality)
+        cast = Screencast(
+            watched.session, watched.key, self._on_frame, max_fps=self.max_fps, quality=self.quality, max_size=self.max_size
+        )
         self.casts[watched.key] = cast
-        await cast.start()
+        await cast.start(paused=activity.running())
 
     async def _start_casts(self) -> None:
         async with self._cast_lock:
@@ -345,6 +354,9 @@ class LiveView:
         self.log.append(entry)
         if not self.viewers:
             return
+        shot = event.state.get("screenshot") if event.state is not None else None
+        if shot and event.tab is not None and event.tab.target_id in self.watched:
+            self._on_shot(event.tab, shot)
         self._broadcast(_dumps({"t": "log", "entry": entry}))
         if event.tab is not None and any(v.overlay for v in self.viewers):
             overlay = overlay_of(event.tab)
@@ -353,6 +365,41 @@ class LiveView:
                 for viewer in self.viewers:
                     if viewer.overlay:
                         viewer.send(message)
+
+    def _on_shot(self, tab: Tab, shot: str) -> None:
+        """The state's own screenshot, as the tab's newest frame: what the agent saw, at no extra cost."""
+        watched = self.watched[tab.target_id]
+        if self._own(watched):
+            return
+        overlay = overlay_of(tab)
+        meta: dict[str, Any] = {}
+        if overlay is not None:
+            width, height, scroll_x, scroll_y = overlay["viewport"]
+            meta = {"deviceWidth": width, "deviceHeight": height, "scrollOffsetX": scroll_x, "scrollOffsetY": scroll_y}
+        mime = "image/jpeg" if shot.startswith("/9j/") else "image/webp" if shot.startswith("UklGR") else "image/png"
+        message = _dumps(
+            {"t": "frame", "id": tab.target_id, "data": shot, "mime": mime, "meta": meta, "url": watched.url, "title": watched.title}
+        )
+        self.last_frames[tab.target_id] = message
+        for viewer in self.viewers:
+            viewer.frame(tab.target_id, message)
+
+    def _on_running(self, running: bool) -> None:
+        """Pause every screencast while a call runs; resume once the engine has been idle IDLE_RESUME seconds."""
+        if self._resume is not None:
+            self._resume.cancel()
+            self._resume = None
+        if running:
+            for cast in self.casts.values():
+                cast.pause()
+        elif self.casts:
+            self._resume = asyncio.get_running_loop().call_later(IDLE_RESUME, self._resume_casts)
+
+    def _resume_casts(self) -> None:
+        self._resume = None
+        if not activity.running():
+            for cast in self.casts.values():
+                cast.resume()
 
     def _broadcast(self, message: str) -> None:
         for viewer in self.viewers:
