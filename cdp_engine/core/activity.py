@@ -78,7 +78,7 @@ def end() -> None:
 
 def running() -> bool:
     """Whether a call of some surface is under way: a live view pauses its screencast then, so the
-    browser does not draw frames for it beside the call's own work (view/cast.py)."""
+    browser does not draw frames for it beside the call's own work (core/screencast.py)."""
     return _running > 0
 
 

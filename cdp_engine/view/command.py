@@ -67,9 +67,9 @@ async def _serve(settings: Settings, sock: Any, run_data: dict[str, Any] | None,
     attached = None
     try:
         if endpoint:
-            from .attach import Attached
+            from .attach import attach
 
-            attached = await Attached(endpoint, view).start()
+            attached = await attach(endpoint, view)
         what = f"replay of {run_data['source']}" if run_data else f"live view of {endpoint}"
         print(f"cdp-engine view: {what} at {view.url}", file=sys.stderr, flush=True)
         if attached is None:

@@ -7,7 +7,7 @@ actions of every surface with their timings and results (core/activity.py), and 
 
 Costs: with no viewer connected, no screencast runs and the activity hook is not subscribed to frames;
 the hook itself is one list check per call. With viewers, each keeps only the newest frame per tab: a
-viewer that reads slowly misses frames, it never queues them and never slows the agent (view/cast.py).
+viewer that reads slowly misses frames, it never queues them and never slows the agent (core/screencast.py).
 
 Which browsers: by default every Browser of this process, now and later (the MCP server's instances, the
 HTTP service's, the harness's, a library program's: they register in core/activity.py); or the ones
@@ -33,9 +33,9 @@ from aiohttp import WSMsgType, web
 from ..cdp.connection import CDPSession
 from ..core import activity
 from ..core.activity import Activity
+from ..core.screencast import Screencast
 from ..errors import CDPEngineError
 from ..index.element_index import ElementIndex
-from .cast import Screencast
 from .page import render_page
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ log = logging.getLogger("cdp_engine.view")
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 LOG_SIZE = 200  # the last actions a viewer gets when it connects
 MESSAGES_PER_VIEWER = 500  # log and tab messages waiting for a slow viewer (frames never wait: newest only)
-IDLE_RESUME = 0.15  # seconds without a call before the paused screencasts resume (view/cast.py says why)
+IDLE_RESUME = 0.15  # seconds without a call before the paused screencasts resume (core/screencast.py says why)
 
 
 class Watched:
@@ -410,7 +410,8 @@ class LiveView:
     async def _socket(self, request: web.Request) -> web.StreamResponse:
         if not self._authorized(request):
             return web.Response(status=403, text="forbidden: the token is missing or wrong")
-        ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=1 << 16)
+        # No permessage-deflate: compressing every frame (already JPEG) would cost the agent's process CPU.
+        ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=1 << 16, compress=False)
         await ws.prepare(request)
         viewer = _Viewer(ws)
         viewer.send(_dumps({"t": "hello", "log": list(self.log), "started": time.time()}))
