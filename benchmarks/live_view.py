@@ -10,7 +10,7 @@ Writes benchmarks/results/live_view.{json,md}. One agent step is what a protocol
 round by round so drift on this shared machine hits them alike:
 
 - no view: the engine alone;
-- view started, no viewer: a LiveView started on the browser, no viewer connected (no screencast runs);
+- view without a viewer: a LiveView started on the browser, no viewer connected (no screencast runs);
 - viewer (socket): a viewer in another process reading every message (frames, log, overlay) at full speed;
 - viewer (page): the live view page open in a second headless Chromium (rendering it, overlay on): what a
   person watching on the same machine costs, the viewer's own rendering included;
@@ -58,7 +58,7 @@ ANIMATED_PAGE = TASK_PAGE.replace(
     "<div style='width:80px;height:40px;background:red;animation:k 1s infinite alternate'></div><h1>Orders</h1>",
 )
 THINK = 0.3  # seconds of "model turn" between the steps of the +think page (the screencast runs then)
-CASES = ("no view", "view started, no viewer", "viewer (socket)", "viewer (page)", "slow viewer")
+CASES = ("no view", "view without a viewer", "viewer (socket)", "viewer (page)", "slow viewer")
 
 # A viewer in another process: reads every message (fast) or connects and never reads (slow).
 CLIENT = """
