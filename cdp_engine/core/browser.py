@@ -14,7 +14,7 @@ import contextlib
 import itertools
 import logging
 import tempfile
-from collections.abc import Callable, Coroutine, Generator, Iterable
+from collections.abc import Callable, Coroutine, Generator, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -39,6 +39,7 @@ from ..errors import (
 )
 from . import activity, files, network, scripts
 from .lifecycle import SAME_DOCUMENT_TYPES, LifecycleWatcher, WaitUntil, check_wait_until
+from .marks import Mark
 from .policies import NavigationPolicy, PolicyError
 from .records import Dialog, Download, Frame, Response
 
@@ -722,9 +723,13 @@ class Tab:
         max_height: int | None = None,
         optimize_for_speed: bool = True,
         timeout: float | None = None,
+        marks: Sequence[Mark] | None = None,
+        world: int | None = None,
     ) -> str:
         """The viewport (or a clip of the page, or the whole page) at `scale`, within a maximum size, as
-        base64; the viewport size stays what the browser set. See files.ScreenshotOptions."""
+        base64; the viewport size stays what the browser set. See files.ScreenshotOptions. `marks`: boxes
+        to outline and label on the image (core/marks.py), never on the page, drawn in `world` (an isolated
+        world's context id, core/worlds.py; AgentTab passes the engine's own)."""
         options = files.ScreenshotOptions(
             format=format,
             quality=quality,
@@ -735,16 +740,22 @@ class Tab:
             full_page=full_page,
             optimize_for_speed=optimize_for_speed,
         )
-        return (await self.capture_screenshot(options, timeout=timeout)).data
+        return (await self.capture_screenshot(options, timeout=timeout, marks=marks, world=world)).data
 
     async def capture_screenshot(
-        self, options: files.ScreenshotOptions | None = None, *, timeout: float | None = None
+        self,
+        options: files.ScreenshotOptions | None = None,
+        *,
+        timeout: float | None = None,
+        marks: Sequence[Mark] | None = None,
+        world: int | None = None,
     ) -> files.Screenshot:
         """A screenshot as `options` say, with its size. Every surface's screenshot goes through here
         (files.capture_screenshot) or, for a capture that gathers it with other commands,
-        files.start_screenshot."""
+        files.start_screenshot. `marks` (boxes in viewport CSS px) are drawn on the image in `world`, an
+        isolated world of the main frame (Worlds.of(tab).context(tab.main_frame_id)): the page sees nothing."""
         self.check_open()
-        return await files.capture_screenshot(self.session, options, timeout=timeout)
+        return await files.capture_screenshot(self.session, options, timeout=timeout, marks=marks, world=world)
 
     async def pdf_base64(
         self,

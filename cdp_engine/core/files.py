@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError
+from .marks import Mark, draw_marks
 from .policies import FilePolicy
 
 ImageFormat = Literal["png", "jpeg", "webp"]
@@ -165,12 +166,14 @@ def _send_screenshot(
 
 @dataclass(frozen=True)
 class Screenshot:
-    """A captured image: base64 data, its format, and its size in pixels (from the image header)."""
+    """A captured image: base64 data, its format, and its size in pixels (from the image header).
+    A marked one (capture_screenshot(marks=...)) also says which image rectangles the marks cover."""
 
     data: str
     format: ImageFormat
     width: int | None
     height: int | None
+    marked: tuple[tuple[float, float, float, float], ...] = ()  # x, y, width, height in image px
 
     @property
     def media_type(self) -> str:
@@ -183,24 +186,108 @@ async def capture_screenshot(
     *,
     region: Region | None = None,
     timeout: float | None = None,
+    marks: Sequence[Mark] | None = None,
+    world: int | None = None,
 ) -> Screenshot:
     """A screenshot as `options` say: the one function every surface's screenshot goes through.
 
     The page region is asked for only when the options need it. A maximum size is kept at any device
     scale factor: when the image comes out larger (a scale factor above 1), it is taken once more,
-    scaled down by what the first showed."""
+    scaled down by what the first showed. `marks` (boxes in viewport CSS px) are drawn on the image in
+    `world`, an isolated world of the page (core/marks.py): the page itself is never changed."""
     options = options or ScreenshotOptions()
+    metrics: asyncio.Future[dict[str, Any]] | None = None
+    if marks:  # the boxes are in viewport px: where the viewport is decides where they go
+        metrics = session.send("Page.getLayoutMetrics", timeout=timeout)  # in flight with the capture
+        if options.needs_region and region is None:
+            region = _region_of(await metrics, full_page=options.full_page)
     if options.needs_region and region is None:
         region = await page_region(session, full_page=options.full_page, timeout=timeout)
     params = screenshot_params(options, region)
     data = str((await _send_screenshot(session, params, timeout))["data"])
+    viewport = _viewport_of(await metrics) if metrics is not None else None
     width, height = image_size_base64(data) or (None, None)
     over = _oversize(options, width, height)
     if over < 1.0 and "clip" in params:
         params["clip"]["scale"] *= over
         data = str((await _send_screenshot(session, params, timeout))["data"])
         width, height = image_size_base64(data) or (None, None)
-    return Screenshot(data, options.format, width, height)
+    if not marks or viewport is None or width is None or height is None:
+        return Screenshot(data, options.format, width, height)
+    if world is None:
+        raise ValueError("marks are drawn in an isolated world of the page: pass its execution context id")
+    transform = image_transform(options, region if options.needs_region else None, viewport, (width, height))
+    image_marks = [(m.label, *transform.apply(m.box)) for m in marks]
+    data, drawn = await draw_marks(session, world, data, options.format, options.quality, image_marks, timeout=timeout)
+    return Screenshot(data, options.format, width, height, tuple(drawn))
+
+
+async def mark_image(
+    session: CDPSession,
+    world: int,
+    image: Screenshot,
+    marks: Sequence[Mark],
+    transform: ImageTransform,
+    *,
+    quality: int | None = None,
+    timeout: float | None = None,
+) -> Screenshot:
+    """An image already captured (a state's screenshot) with `marks` drawn on it, mapped by `transform`."""
+    image_marks = [(m.label, *transform.apply(m.box)) for m in marks]
+    data, drawn = await draw_marks(session, world, image.data, image.format, quality, image_marks, timeout=timeout)
+    return Screenshot(data, image.format, image.width, image.height, tuple(drawn))
+
+
+@dataclass(frozen=True)
+class ImageTransform:
+    """Where a screenshot's pixels lie over the viewport: image px = (viewport CSS px - origin) * scale.
+
+    Element boxes are in viewport CSS pixels; a screenshot may be scaled (a scale, a maximum size, a
+    device scale factor), clipped or of the whole page. This maps one onto the other."""
+
+    origin_x: float = 0.0  # the image's top-left corner, in viewport CSS px
+    origin_y: float = 0.0
+    scale_x: float = 1.0  # image px per CSS px
+    scale_y: float = 1.0
+
+    @property
+    def identity(self) -> bool:
+        """True when image pixels are viewport CSS pixels (no box needs mapping)."""
+        return (
+            abs(self.origin_x) < 0.01
+            and abs(self.origin_y) < 0.01
+            and abs(self.scale_x - 1.0) < 1e-3
+            and abs(self.scale_y - 1.0) < 1e-3
+        )
+
+    def apply(self, box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+        """A viewport CSS box (x, y, width, height) in image pixels."""
+        x, y, w, h = box
+        return (
+            (x - self.origin_x) * self.scale_x,
+            (y - self.origin_y) * self.scale_y,
+            w * self.scale_x,
+            h * self.scale_y,
+        )
+
+
+def image_transform(
+    options: ScreenshotOptions,
+    region: Region | None,
+    viewport: tuple[float, float, float, float],
+    size: tuple[int, int],
+) -> ImageTransform:
+    """The transform of an image of `size` pixels taken with `options` (and `region`, when the options
+    needed one) while the viewport was (width, height, scroll x, scroll y) in CSS px."""
+    width, height, scroll_x, scroll_y = viewport
+    clip = options.clip or region or {"x": scroll_x, "y": scroll_y, "width": width, "height": height}
+    cw, ch = float(clip["width"]), float(clip["height"])
+    return ImageTransform(
+        float(clip.get("x", 0.0)) - scroll_x,
+        float(clip.get("y", 0.0)) - scroll_y,
+        size[0] / cw if cw > 0 else 1.0,
+        size[1] / ch if ch > 0 else 1.0,
+    )
 
 
 def _oversize(options: ScreenshotOptions, width: int | None, height: int | None) -> float:
@@ -250,7 +337,16 @@ def image_size_base64(data: str) -> tuple[int, int] | None:
 
 async def page_region(session: CDPSession, *, full_page: bool = False, timeout: float | None = None) -> Region:
     """The CSS rectangle of the visible viewport (at its scroll offset), or of the whole page."""
-    metrics = await session.send("Page.getLayoutMetrics", timeout=timeout)
+    return _region_of(await session.send("Page.getLayoutMetrics", timeout=timeout), full_page=full_page)
+
+
+def _viewport_of(metrics: dict[str, Any]) -> tuple[float, float, float, float]:
+    """(width, height, scroll x, scroll y) of the visual viewport from Page.getLayoutMetrics."""
+    vp = metrics["cssVisualViewport"]
+    return (float(vp["clientWidth"]), float(vp["clientHeight"]), float(vp["pageX"]), float(vp["pageY"]))
+
+
+def _region_of(metrics: dict[str, Any], *, full_page: bool) -> Region:
     if full_page:
         size = metrics["cssContentSize"]
         return {"x": 0.0, "y": 0.0, "width": float(size["width"]), "height": float(size["height"])}

@@ -75,6 +75,12 @@ class RefRegistry:
     def get(self, ref: str) -> NodeRef | None:
         return self._refs.get(ref)
 
+    def lookup(self, session: CDPSession, frame_id: str, backend_node_id: int) -> str | None:
+        """The ref the node holds in its current document, without handing out a new one (None: none)."""
+        frame = self.tab.frames.get(frame_id)
+        loader = frame.loader_id if frame else ""
+        return self._by_node.get((session.id or "", loader, backend_node_id))
+
     def count(self) -> int:
         """How many refs are held (refs of old documents included until dropped or cleared)."""
         return len(self._refs)

@@ -66,7 +66,10 @@ class BrowserEnv:
     when the tab attaches, before it runs); ``permissions`` are granted to each episode's context.
     ``prewarm`` prepares the next episode's context and blank tab while the current one runs: a
     new context needs a new renderer process, the one slow part of a reset; the old context is
-    disposed in the background. ``step_timeout`` / ``reset_timeout``: each call's one overall deadline
+    disposed in the background. ``som`` adds BrowserGym's set-of-marks observation: ``screenshot_som``, the
+    state's own screenshot with each indexed element outlined and labelled with its index (drawn on the
+    image, never on the page: docs/marks.md), and ``element_boxes``, each index's box (tab.boxes()); the
+    state itself is unchanged. ``step_timeout`` / ``reset_timeout``: each call's one overall deadline
     (default navigation_timeout + command_timeout, act()'s; see docs/architecture.md#deadlines). ``allowed_origins`` / ``blocked_origins``: what an episode may reach, redirects and popups too (docs/policies.md).
     """
 
@@ -76,6 +79,7 @@ class BrowserEnv:
         *,
         screenshot: Screenshot = False,
         read_page: bool = False,
+        som: bool = False,
         init_scripts: Iterable[str] = (),
         permissions: Iterable[str] = (),
         record_dir: str | os.PathLike[str] | None = None,
@@ -94,6 +98,7 @@ class BrowserEnv:
         self.reset_timeout = default if reset_timeout is None else reset_timeout
         self.screenshot: Screenshot = screenshot
         self.read_page = read_page
+        self.som = som
         self.init_scripts = list(init_scripts)
         self.permissions = list(permissions)
         self.wait_until: WaitUntil = wait_until
@@ -232,7 +237,7 @@ class BrowserEnv:
         info = _info(self, state, None, timings, await self.tab_info(), action=None)
         self._record(0, None, state, info)
         self.last_info = info
-        return self._observation(state)
+        return await self._observation(state)
 
     async def step(self, action: str | Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         """Run one action (a protocol action object, its JSON text, or BrowserGym call text).
@@ -279,13 +284,13 @@ class BrowserEnv:
         info = _info(self, state, error, timings, tabs, action=action, ran=ran, reward=reward, finished=finished)
         self._record(self.step_count, action, state, info)
         self.last_info = info
-        return self._observation(state), info
+        return await self._observation(state), info
 
     async def observe(self) -> dict[str, Any]:
         """The active tab's current state as an observation, without acting (cached when unchanged)."""
         if self.active is None:
             raise RuntimeError("call reset() first")
-        return self._observation(await ElementIndex.of(self.active).state(screenshot=self._capture_format()))
+        return await self._observation(await ElementIndex.of(self.active).state(screenshot=self._capture_format()))
 
     async def evaluate(self, js: str, *, timeout: float | None = None) -> Any:
         """Evaluate JavaScript in the active tab (promises awaited): task setup, checks, rewards."""
@@ -333,17 +338,30 @@ class BrowserEnv:
     def _capture_format(self) -> Screenshot:
         if self.screenshot:
             return self.screenshot
-        if self.recorder is not None and self.recorder.screenshots:
+        if (self.recorder is not None and self.recorder.screenshots) or self.som:
             return "png"
         return False
 
-    def _observation(self, state: dict[str, Any]) -> dict[str, Any]:
+    async def _observation(self, state: dict[str, Any]) -> dict[str, Any]:
         obs = {k: v for k, v in state.items() if k != "error"}
         if not self.screenshot:
             obs["screenshot"] = ""
         if self.read_page:
             obs["read_page"] = state.get("page_content", "")
+        if self.som:
+            await self._add_marks(obs)
         return obs
+
+    async def _add_marks(self, obs: dict[str, Any]) -> None:
+        """screenshot_som and element_boxes of the active tab's state last returned (the one observed)."""
+        active = self._tabs.active
+        index = ElementIndex.of(active) if active is not None and not active.closed else None
+        marked = None
+        if index is not None:
+            with contextlib.suppress(CDPEngineError, TimeoutError):  # a faulted page: the observation without
+                marked = await index.marked_state_screenshot(timeout=5.0)
+        obs["screenshot_som"] = marked.data if marked is not None else ""
+        obs["element_boxes"] = {str(i): box for i, box in index.boxes().items()} if index is not None else {}
 
     def _record(self, step: int, action: Any, state: dict[str, Any], info: dict[str, Any]) -> None:
         if self.recorder is not None:

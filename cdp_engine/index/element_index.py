@@ -18,11 +18,13 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..core import activity, input, navigation, tracing
-from ..core.files import ScreenshotSpec
+from ..core.files import Screenshot, ScreenshotSpec, image_size_base64, mark_image
 from ..core.identity import DOM_LOOK, Verdict, verify
 from ..core.liveness import bounded, unless_dialog
+from ..core.marks import Mark
 from ..core.policies import INDEX_SCHEMES, Policies, PolicyError
 from ..core.settle import NetworkTracker, SettleReport, observe, settle
+from ..core.worlds import Worlds
 from ..errors import (
     CDPEngineError,
     JavaScriptError,
@@ -30,6 +32,7 @@ from ..errors import (
     RendererHungError,
     TargetClosedError,
 )
+from ..snapshot.boxes import shot_transform, state_boxes, state_marks
 from ..snapshot.capture import Capture, Element, StateCapturer, state_hash
 from .actions import ActionValidationError, json_safe, parse_action
 
@@ -344,6 +347,39 @@ class ElementIndex:
         """The state when no capture was ever possible (the page faulted first): its URL and nothing else."""
         url = self.tab.url
         return {"url": url, "page_content": "", "element_index": {}, "screenshot": "", "state_hash": state_hash(url, "")}
+
+    def boxes(self) -> dict[int, dict[str, Any]]:
+        """Each indexed element's box for the state last returned, keyed by index (snapshot/boxes.py): read
+        off the capture that state came from, so no round trip; {} before any state."""
+        return state_boxes(self.current)
+
+    async def marks(self) -> list[Mark]:
+        """The marks (index labels, viewport boxes) of the state last returned; a state is captured first
+        (without a screenshot) when none was returned yet."""
+        if self.current is None:
+            await self.state(screenshot=False)
+        return state_marks(self.current)
+
+    async def marked_state_screenshot(self, *, timeout: float | None = None) -> Screenshot | None:
+        """The screenshot of the state last returned with its marks drawn on it (the very image and boxes
+        the agent got, so they agree even if the page moved since); None when that state has no screenshot."""
+        capture = self.current
+        transform = shot_transform(capture) if capture is not None else None
+        if capture is None or transform is None or capture.shot_options is None:
+            return None
+        shot = capture.state["screenshot"]
+        size = image_size_base64(shot) or (None, None)
+        image = Screenshot(shot, capture.shot_options.format, size[0], size[1])
+        world = await Worlds.of(self.tab).context(self.tab.main_frame_id)
+        return await mark_image(
+            self.tab.session,
+            world,
+            image,
+            state_marks(capture),
+            transform,
+            quality=capture.shot_options.quality,
+            timeout=self.command_timeout if timeout is None else timeout,
+        )
 
     # ----- public hooks for surfaces that add their own actions (the harness) ------------------
 

@@ -6,15 +6,18 @@ subclass to the core's Browser, so every tab the browser reports (popups include
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..cdp.launcher import DEFAULT_TRANSPORT, TransportName
 from ..core import browser as core
-from ..core.files import ScreenshotSpec
+from ..core import files
+from ..core.files import ScreenshotOptions, ScreenshotSpec
+from ..core.marks import Mark
 from ..core.policies import origin_policy
 from ..core.settle import observe
+from ..core.worlds import Worlds
 from .element_index import ElementIndex
 
 # False, True (png), "png", "jpeg", "webp" or core.files.ScreenshotOptions (clip, scale, maximum size).
@@ -39,6 +42,35 @@ class AgentTab(core.Tab):
         """The protocol's state object: url, page_content, element_index, screenshot, state_hash.
         `jpeg_quality` is the quality of a "jpeg" or "webp" screenshot."""
         return await self.element_index.state(screenshot=screenshot, jpeg_quality=jpeg_quality)
+
+    async def boxes(self) -> dict[int, dict[str, Any]]:
+        """Each indexed element's box for the state last returned, keyed by index: x, y, width, height in
+        viewport CSS px, `visible`, `in_viewport`, `fully_in_viewport`, and `screenshot` (image px) when the
+        state's screenshot was scaled or clipped. Never part of the state (its hash is unchanged); {} before
+        the first state. See docs/marks.md."""
+        return self.element_index.boxes()
+
+    async def screenshot_base64(self, *, marks: bool | Sequence[Mark] | None = False, **options: Any) -> str:
+        """A new screenshot (core Tab.screenshot_base64 options); `marks=True` outlines and labels each
+        indexed element of the state last returned with its index (a state is captured first when there is
+        none), composited on the image in the engine's isolated world: the page and the state see nothing.
+        The boxes are the state's: call state() first if the page may have moved since. tab.screenshot()
+        takes the same arguments and returns bytes."""
+        chosen = await self.element_index.marks() if marks is True else (marks or None)
+        return await super().screenshot_base64(marks=chosen, **options)  # drawn by capture_screenshot below
+
+    async def capture_screenshot(
+        self,
+        options: ScreenshotOptions | None = None,
+        *,
+        timeout: float | None = None,
+        marks: Sequence[Mark] | None = None,
+        world: int | None = None,
+    ) -> files.Screenshot:
+        """core Tab.capture_screenshot; `marks` are drawn in the engine's isolated world unless `world` says."""
+        if marks and world is None:
+            world = await Worlds.of(self).context(self.main_frame_id)
+        return await super().capture_screenshot(options, timeout=timeout, marks=marks, world=world)
 
     async def act(self, action: Any, *, screenshot: Screenshot = True) -> dict[str, Any]:
         """Run one protocol action (dict or JSON text); the next state, or the previous one plus `error`."""

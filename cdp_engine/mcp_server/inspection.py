@@ -16,8 +16,10 @@ import orjson
 from ..core import input, scripts
 from ..core.files import ScreenshotOptions
 from ..core.refs import NodeRef
+from ..core.worlds import Worlds
 from ..errors import CDPEngineError, CommandTimeoutError, JavaScriptError, ProtocolError
 from ..snapshot.ax_tree import capture_ax_tree
+from ..snapshot.boxes import ref_boxes, ref_marks
 from .envelope import ToolError
 from .instances import STATIC_RESOURCE_TYPES, Instance, Page
 from .interaction import coerce_bool
@@ -102,9 +104,20 @@ def _artifact(ctx: Ctx, path: str, payload: bytes) -> str:
 # ----- snapshot ----------------------------------------------------------------------------------
 
 
-@tool(read_only=True, docs={"selector": "CSS selector: snapshot only that element's subtree (no refs)."})
+@tool(
+    read_only=True,
+    docs={
+        "selector": "CSS selector: snapshot only that element's subtree (no refs).",
+        "boxes": "Also return each ref's box: x, y, width, height in viewport CSS px, visible, in_viewport.",
+    },
+)
 async def browser_snapshot(
-    ctx: Ctx, selector: str | None = None, *, page_id: str | None = None, frame_id: str | None = None
+    ctx: Ctx,
+    selector: str | None = None,
+    *,
+    page_id: str | None = None,
+    frame_id: str | None = None,
+    boxes: bool = False,
 ) -> dict[str, Any]:
     """Accessibility snapshot of the page (or one frame) as YAML; interactive elements carry [ref=eN] for the
     action tools. Refs die with their document: take a new snapshot after navigating."""
@@ -116,6 +129,7 @@ async def browser_snapshot(
         root = await capture_ax_tree(tab)
         for fid in list(tab.frames):
             page.refs.drop_document(fid)
+        page.last_tree = root
         if root is not None and cdp_frame != tab.main_frame_id:
             root = find_frame_root(root, cdp_frame)
             if root is None:
@@ -126,7 +140,12 @@ async def browser_snapshot(
             text = render(root, page.refs)
         frame = tab.frames.get(cdp_frame)
         url = tab.url if cdp_frame == tab.main_frame_id else (frame.url if frame else "")
-        return {"snapshot": text, "url": url, "page_id": page.page_id, "frame_id": page.frame_id(cdp_frame)}
+        data: dict[str, Any] = {"snapshot": text, "url": url, "page_id": page.page_id, "frame_id": page.frame_id(cdp_frame)}
+        if boxes:  # the snapshot's own geometry, never part of its text (docs/marks.md)
+            viewport = await tab.viewport()
+            size = (float(viewport["width"]), float(viewport["height"]))
+            data["boxes"] = ref_boxes(root, page.refs, size) if selector is None else {}
+        return data
 
     return await ctx.guard(page, read)
 
@@ -178,6 +197,8 @@ def _main_world(page: Page, cdp_frame: str) -> tuple[Any, int | None]:
         "full_page": "Capture the whole scrollable page instead of the viewport.",
         "path": "Server path inside the output folder to write the image to (returned instead of image_base64).",
         "original": "Keep the original resolution (requires path); otherwise the long side is at most 1568 px.",
+        "marks": "Outline and label each interactive element with its ref from the latest browser_snapshot "
+        "(one is taken first if none was); drawn on the image only, never on the page.",
     },
 )
 async def browser_screenshot(
@@ -188,6 +209,7 @@ async def browser_screenshot(
     path: str | None = None,
     page_id: str | None = None,
     original: bool = False,
+    marks: bool = False,
 ) -> dict[str, Any]:
     """Screenshot of the viewport (or full page), downscaled so its long side is at most 1568 px."""
     if image_format not in ("png", "jpeg"):
@@ -215,7 +237,14 @@ async def browser_screenshot(
             # A whole page is the image the result-size bound meets: it keeps the compact encoder.
             optimize_for_speed=config.screenshot_optimize_for_speed and not full_page,
         )
-        shot = await tab.capture_screenshot(options, timeout=max(1.0, ctx.remaining()))
+        chosen, world = None, None
+        if marks:
+            if page.last_tree is None:  # no snapshot yet: take one, so the labels are refs the tools accept
+                page.last_tree = await capture_ax_tree(tab)
+                render(page.last_tree, page.refs)
+            chosen = ref_marks(page.last_tree, page.refs)
+            world = await Worlds.of(tab).context(tab.main_frame_id)
+        shot = await tab.capture_screenshot(options, timeout=max(1.0, ctx.remaining()), marks=chosen, world=world)
         encoded = shot.data
         raw = base64.b64decode(encoded)
         data: dict[str, Any] = {
@@ -226,6 +255,8 @@ async def browser_screenshot(
             "source_height": round(h),
             "original": original,
         }
+        if marks:
+            data["marks"] = len(chosen or ())
         if path is not None:
             data["path"] = _artifact(ctx, path, raw)
         else:

@@ -38,6 +38,7 @@ from ..core.refs import RefRegistry
 from ..core.worlds import Worlds
 from ..errors import BrowserNotFoundError, CDPEngineError
 from ..index.tab import launch
+from ..snapshot.ax_tree import AXNode
 from .caps import DEFAULT_CAPS, parse_caps
 from .envelope import DEFAULT_MAX_RESULT_BYTES, MIN_MAX_RESULT_BYTES, ToolError
 from .events import EventStream, truncate_fields
@@ -274,6 +275,8 @@ class Page:
         self._frame_ids: dict[str, str] = {}
         self._cdp_frames: dict[str, str] = {}
         self._sessions: set[str] = set()
+        # The tree of the latest browser_snapshot (boxes and marks of its refs: snapshot/boxes.py).
+        self.last_tree: AXNode | None = None
 
     def has_session(self, session: CDPSession) -> bool:
         """Whether this page's listeners are already on the session."""

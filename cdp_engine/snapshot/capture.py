@@ -217,6 +217,7 @@ class Capture:
     # was sent (None: the page could paint by itself, so the image is never reused).
     shot_options: ScreenshotOptions | None = None
     shot_still: tuple[Any, ...] | None = None
+    shot_region: dict[str, float] | None = None  # the page rectangle the options needed (None: none needed)
 
     @property
     def screenshot_format(self) -> str | None:
@@ -643,7 +644,7 @@ class StateCapturer:
         new one (the state itself still holds)."""
         state = dict(last.state)
         timings: dict[str, float] = {"cached": 1.0}
-        shot_options, shot_still = last.shot_options, last.shot_still
+        shot_options, shot_still, shot_region = last.shot_options, last.shot_still, last.shot_region
         if options is None:
             state["screenshot"] = ""
         else:
@@ -657,14 +658,16 @@ class StateCapturer:
                 shot = start_screenshot(self.tab.session, options, region=region, device_scale=scale)
                 state["screenshot"] = (await shot)["data"]
                 timings["screenshot_ms"] = (time.perf_counter() - t_shot) * 1000
-                shot_options, shot_still = options, still
+                shot_options, shot_still, shot_region = options, still, region
                 # The next unchanged capture may reuse this one.
                 last.state = {**last.state, "screenshot": state["screenshot"]}
-                last.shot_options, last.shot_still = shot_options, shot_still
+                last.shot_options, last.shot_still, last.shot_region = shot_options, shot_still, shot_region
         timings["total_ms"] = (time.perf_counter() - t0) * 1000
         last.timings = timings
         self.tab.last_timings = timings
-        return Capture(state, last.elements, last.version_key, last.viewport, timings, shot_options, shot_still)
+        return Capture(
+            state, last.elements, last.version_key, last.viewport, timings, shot_options, shot_still, shot_region
+        )
 
     async def _shot_region(
         self, options: ScreenshotOptions, viewport: tuple[float, float, float, float]
@@ -691,11 +694,11 @@ class StateCapturer:
         # still signature describes the page the image shows, or an older one).
         probes = self.send_probes(still=options is not None)
         snapshot_futures = [s.send("DOMSnapshot.captureSnapshot", params) for _, s in frames]
-        shot_future = None
+        shot_future, region = None, None
         if options is not None:
             # Sent now, in the burst, and awaited after the snapshot is built. Scaling to a maximum size
             # needs the viewport first: the probe's answer, which comes before the snapshot's.
-            region, scale = None, 1.0
+            scale = 1.0
             if options.needs_region:
                 region = await self._shot_region(options, await self._viewport(probes))
                 scale = await self._device_scale(probes)
@@ -758,7 +761,8 @@ class StateCapturer:
             "elements": float(len(element_index)),
             "verified": float(builder.verified),
         }
-        return Capture(state, {el.index: el for el in builder.elements}, key, viewport, timings, options, still)
+        elements = {el.index: el for el in builder.elements}
+        return Capture(state, elements, key, viewport, timings, options, still, region)
 
 
 class _Builder:

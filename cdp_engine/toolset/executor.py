@@ -27,6 +27,7 @@ from ..core import activity, input, keys, navigation, scripts, tracing
 from ..core import files as core_files
 from ..core.lifecycle import wait_loaded
 from ..core.liveness import bounded
+from ..core.marks import Mark
 from ..core.policies import (
     HOST_SCHEMES,
     MAX_URL_CHARS,
@@ -38,6 +39,7 @@ from ..core.policies import (
 )
 from ..core.refs import NodeRef, StaleRefError
 from ..core.settle import NetworkTracker, settle
+from ..core.worlds import Worlds
 from ..errors import (
     CDPEngineError,
     CommandTimeoutError,
@@ -48,6 +50,7 @@ from ..errors import (
     TargetClosedError,
 )
 from ..snapshot.ax_tree import capture_ax_tree
+from ..snapshot.boxes import ref_boxes, ref_marks
 from . import read_page as reader
 from .diagnostics import ConsoleLog, NetworkLog
 from .inputs import (
@@ -128,6 +131,10 @@ class ToolsetConfig:
     - `screenshot_format` / `screenshot_quality` (jpeg and webp) / `screenshot_optimize_for_speed`
       (Chromium's fast encoders: the same pixels, a png about 1.3x larger, about 20 ms sooner at 1280x720
       on a loaded 2-core machine, benchmarks/results/screenshot.md).
+    - `screenshot_marks`: the screenshot member's image outlines and labels each visible interactive
+      element with its ref (from the tab's latest read_page or find; the interactive elements are read
+      first when there was none), drawn on the image only (docs/marks.md). The member's input schema is
+      the spec's, so this is the driver's choice; zoom is never marked.
     - `call_timeout`: one overall deadline per call, waiting for the call before it included; the
       member gets all of it but REPORT_BUDGET, which the `browser_state` report keeps.
     """
@@ -143,6 +150,7 @@ class ToolsetConfig:
     screenshot_format: Literal["png", "jpeg", "webp"] = "png"
     screenshot_quality: int = 80
     screenshot_optimize_for_speed: bool = True
+    screenshot_marks: bool = False
     pixels_per_notch: int = 100
     navigation_timeout: float = 30.0
     script_timeout: float = 10.0
@@ -711,7 +719,9 @@ class BrowserToolset:
             raise MemberError(f"Error: Navigation to {shown} failed ({code}). {where}") from None
         return NavigateOutcome(url=tab.url, status=status, title=await self._title(tab) or None)
 
-    async def _capture(self, tab: Tab, clip: dict[str, float] | None, scale: float) -> str:
+    async def _capture(
+        self, tab: Tab, clip: dict[str, float] | None, scale: float, marks: list[Mark] | None = None
+    ) -> str:
         cfg = self.config
         options = core_files.ScreenshotOptions(
             format=cfg.screenshot_format,
@@ -720,7 +730,27 @@ class BrowserToolset:
             scale=scale if clip is not None else 1.0,
             optimize_for_speed=cfg.screenshot_optimize_for_speed,
         )
-        return (await tab.capture_screenshot(options, timeout=15.0)).data
+        world = await Worlds.of(tab).context(tab.main_frame_id) if marks else None
+        return (await tab.capture_screenshot(options, timeout=15.0, marks=marks, world=world)).data
+
+    async def _marks(self, managed: ManagedTab) -> list[Mark]:
+        """The marks of the tab's latest read (its refs); the interactive elements are read first if none was."""
+        if managed.last_tree is None:
+            managed.last_tree = await self._tree(managed)
+            await reader.read_page(
+                managed.tab, managed.last_tree, managed.refs, filter="interactive", depth=15, subtree=None,
+                viewport=self.image_size,
+            )
+        return ref_marks(managed.last_tree, managed.refs)
+
+    def ref_boxes(self, tab_id: str | None = None) -> dict[str, dict[str, Any]]:
+        """Library call (the toolset's input schema is fixed by its spec): the box of each ref of the tab's
+        (default: the active tab's) latest read_page or find, keyed by ref: viewport CSS px, visible and
+        viewport flags, and `screenshot` (the model's image pixels) when screenshots are scaled."""
+        managed = self._tab(tab_id)
+        scale = self.image_scale
+        transform = core_files.ImageTransform(0.0, 0.0, scale, scale)
+        return ref_boxes(managed.last_tree, managed.refs, self.viewport, transform)
 
     async def _scroll_offset(self, tab: Tab) -> tuple[float, float]:
         viewport = await tab.viewport()
@@ -735,7 +765,8 @@ class BrowserToolset:
             x, y = await self._scroll_offset(tab)
             w, h = self.viewport
             clip = {"x": x, "y": y, "width": w, "height": h}
-        data = await self._capture(tab, clip, scale)
+        marks = await self._marks(managed) if self.config.screenshot_marks else None
+        data = await self._capture(tab, clip, scale, marks)
         iw, ih = self.image_size
         return ImageOutcome(data, f"image/{self.config.screenshot_format}", iw, ih)
 
@@ -878,7 +909,7 @@ class BrowserToolset:
     async def _m_read_page(self, p: dict[str, Any], managed: ManagedTab) -> str:
         subtree_ref = p.get("ref")
         node = await self._resolve(managed, subtree_ref) if subtree_ref else None
-        root = await self._tree(managed)
+        root = managed.last_tree = await self._tree(managed)
         subtree = None
         if node is not None:
             subtree = reader.find_node(root, node.session.id or "", node.backend_node_id) if root else None
@@ -895,7 +926,7 @@ class BrowserToolset:
         )
 
     async def _m_find(self, p: dict[str, Any], managed: ManagedTab) -> str:
-        root = await self._tree(managed)
+        root = managed.last_tree = await self._tree(managed)
         return reader.find(root, managed.refs, p["query"])
 
     async def _m_get_page_text(self, p: dict[str, Any], managed: ManagedTab) -> str:

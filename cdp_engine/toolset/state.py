@@ -89,6 +89,7 @@ class ManagedTab:
     unsubscribe: list[Callable[[], Any]] = field(default_factory=list)
     console: Any = None
     network: Any = None
+    last_tree: Any = None  # the accessibility tree of the latest read_page / find (its refs' boxes and marks)
 
 
 @dataclass
