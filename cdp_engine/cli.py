@@ -1,4 +1,4 @@
-"""The `cdp-engine` command: demo, state, serve, mcp, doctor.
+"""The `cdp-engine` command: demo, state, serve, mcp, doctor, view.
 
 Every command takes its options from the one option table (core/options.py; docs/configuration.md): the
 same names on the command line, in the environment and in a config file, checked before anything starts
@@ -108,9 +108,14 @@ def _mcp(settings: Settings, _args: Any) -> int:
     if settings.http:
         assert settings.port is not None  # the option table's default for mcp
         sock = bind(settings.host, settings.port)
-        asyncio.run(serve_http(config, host=settings.host, port=settings.port, token=settings.token, sock=sock))
+        main: Any = serve_http(config, host=settings.host, port=settings.port, token=settings.token, sock=sock)
     else:
-        asyncio.run(serve_stdio(config))
+        main = serve_stdio(config)
+    if settings.view or settings.record:  # the live view and the recorder watch the server's browsers
+        from .view.command import alongside
+
+        main = alongside(main, view=settings.view, record=settings.record)
+    asyncio.run(main)
     # Everything is closed (browser included); skip the interpreter's slow teardown of the SDK's modules so a
     # client, which waits only briefly after closing stdin or signalling, sees a clean exit instead of killing us.
     from .core import tracing
@@ -137,12 +142,25 @@ def _doctor(settings: Settings, args: Any) -> int:
     return 1 if result["problems"] else 0
 
 
+def _view_arguments(parser: Any) -> None:
+    from .view.command import add_arguments
+
+    add_arguments(parser)
+
+
+def _view(settings: Settings, args: Any) -> int:
+    from .view.command import run
+
+    return run(settings, args)
+
+
 COMMANDS: dict[str, Command] = {
     "demo": Command("run an agent loop against an embedded local site (no network needed)", _demo),
     "state": Command("print the Element Index protocol state of URL as JSON", _state, _state_arguments),
     "serve": Command("serve the protocol over HTTP on 127.0.0.1 with a bearer token", _serve),
     "mcp": Command("serve the browser_* tools over the Model Context Protocol (stdio by default)", _mcp),
     "doctor": Command("report Python, package and Chromium versions, settings, and what is missing", _doctor, _doctor_arguments),
+    "view": Command("watch a browser live (--attach), or replay a recorded trajectory (--export: one HTML file)", _view, _view_arguments),
 }
 
 

@@ -381,22 +381,25 @@ def run(settings: Settings, args: Any = None) -> int:
     assert settings.port is not None  # the option table's default for serve
     sock = bind(settings.host, settings.port)  # before Chromium: a port in use is a one-line error
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(
-            serve(
-                settings.host,
-                settings.port,
-                settings.token,
-                settings.start_url,
-                allow_remote=settings.allow_remote,
-                allow_schemes=settings.allow_scheme,
-                allowed_origins=settings.allowed_origins,
-                blocked_origins=settings.blocked_origins,
-                sock=sock,
-                launch_options=settings.browser_kwargs(),
-                storage_state=settings.storage_state,
-                result_chars=settings.result_chars,
-            )
+        main: Any = serve(
+            settings.host,
+            settings.port,
+            settings.token,
+            settings.start_url,
+            allow_remote=settings.allow_remote,
+            allow_schemes=settings.allow_scheme,
+            allowed_origins=settings.allowed_origins,
+            blocked_origins=settings.blocked_origins,
+            sock=sock,
+            launch_options=settings.browser_kwargs(),
+            storage_state=settings.storage_state,
+            result_chars=settings.result_chars,
         )
+        if settings.view or settings.record:  # the live view and the recorder watch the service's browser
+            from .view.command import alongside
+
+            main = alongside(main, view=settings.view, record=settings.record)
+        asyncio.run(main)
     return 0
 
 

@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("core",)),
     ("snapshot", ("snapshot",)),
     ("index", ("index",)),
-    ("surfaces", ("toolset", "mcp_server", "harness", "service")),
+    ("surfaces", ("toolset", "mcp_server", "harness", "service", "view")),
     ("facade", ("__init__", "__main__", "cli", "demo", "doctor")),
 )
 # Groups whose members share a layer but must not import one another (the surfaces are siblings).

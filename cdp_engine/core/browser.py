@@ -39,7 +39,7 @@ from ..errors import (
     StorageStateError,
     TargetClosedError,
 )
-from . import files, network, scripts, storage
+from . import activity, files, network, scripts, storage
 from .lifecycle import SAME_DOCUMENT_TYPES, LifecycleWatcher, WaitUntil, check_wait_until
 from .marks import Mark
 from .policies import NavigationPolicy, PolicyError
@@ -1058,6 +1058,7 @@ class Browser:
         root.on("Target.targetInfoChanged", self._on_target_info)
         root.on("Browser.downloadWillBegin", self._on_download_begin)
         root.on("Browser.downloadProgress", self._on_download_progress)
+        activity.register_browser(self)  # a live view started beside this program finds it
 
     # ----- setup ------------------------------------------------------------------------------
 

@@ -46,10 +46,11 @@ __all__ = [
     "run_command",
 ]
 
-COMMANDS = ("demo", "state", "serve", "mcp", "doctor")
+COMMANDS = ("demo", "state", "serve", "mcp", "doctor", "view")
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 BROWSER_COMMANDS = frozenset({"demo", "state", "serve", "mcp", "doctor"})
 SERVERS = frozenset({"serve", "mcp"})
+LISTENERS = SERVERS | {"view"}  # the commands that listen on a port (the live view too: cli.py `view`)
 ENV_PREFIX = "CDP_ENGINE_"
 LOG_LEVELS = ("debug", "info", "warning", "error")
 # Planned options: named here so that nobody takes their names for something else, and refused with a clear
@@ -251,13 +252,13 @@ class Settings:
     log_level: str = _opt("warning", "debug, info, warning or error (debug includes the CDP traffic)", _choice(*LOG_LEVELS), ALL, metavar="LEVEL")
     log_file: str | None = _opt(None, "append logs to this file instead of stderr", _nonempty, ALL, metavar="PATH")
     otel: bool = _opt(False, "emit an OpenTelemetry span per tool call and action (pip install 'cdp-engine[otel]')", parse_flag, ALL, kind="flag")
-    host: str = _opt("127.0.0.1", "address to listen on (beyond loopback needs --allow-remote)", _nonempty, SERVERS)
-    port: int | None = _opt(None, "port to listen on (0: any free port)", _port, SERVERS, defaults={"serve": 8765, "mcp": 8931})
+    host: str = _opt("127.0.0.1", "address to listen on (beyond loopback needs --allow-remote)", _nonempty, LISTENERS)
+    port: int | None = _opt(None, "port to listen on (0: any free port)", _port, LISTENERS, defaults={"serve": 8765, "mcp": 8931, "view": 8940})
     token: str | None = _opt(
         None, "bearer token every request must carry (default: generated and printed once)", _nonempty,
-        SERVERS, env_aliases={"mcp": ("CDP_ENGINE_MCP_TOKEN",)},
+        LISTENERS, env_aliases={"mcp": ("CDP_ENGINE_MCP_TOKEN",)},
     )
-    allow_remote: bool = _opt(False, "allow a --host beyond loopback (the token is still required)", parse_flag, SERVERS, kind="flag")
+    allow_remote: bool = _opt(False, "allow a --host beyond loopback (the token is still required)", parse_flag, LISTENERS, kind="flag")
     start_url: str | None = _opt(None, "the page the service's tab opens first", _nonempty, ("serve",), metavar="URL")
     http: bool = _opt(False, "streamable HTTP at http://HOST:PORT/mcp instead of stdio", parse_flag, ("mcp",), kind="flag")
     isolation: str | None = _opt(None, "per instance: a browser context (default) or a process", _choice("context", "process"), ("mcp",))
@@ -274,6 +275,15 @@ class Settings:
     screenshot_quality: int | None = _opt(
         None, "jpeg and webp browser_screenshot quality (default 80)", _in_range(0, 100), ("mcp",), metavar="Q",
         library="mcp Config(screenshot_quality=...)",
+    )
+    # The live view and recording (issue 19; cdp_engine/view, docs/view.md).
+    view: bool = _opt(
+        False, "serve a live view of the browser on 127.0.0.1 beside the server (its URL, with a token, on stderr)",
+        parse_flag, SERVERS, kind="flag", library="cdp_engine.view.LiveView()",
+    )
+    record: str | None = _opt(
+        None, "record every call (with screenshots) as a trajectory in this folder; replay: cdp-engine view FILE",
+        _nonempty, SERVERS, metavar="PATH", library="cdp_engine.view.Recorder(path)",
     )
     given: frozenset[str] = field(default=frozenset(), metadata={"internal": True})
     sources: Mapping[str, str] = field(default_factory=dict, metadata={"internal": True})  # name -> where it was set
@@ -502,7 +512,7 @@ def _check(command: str, settings: Settings) -> None:
             storage.load(settings.storage_state)  # checked whole now: a malformed file stops nothing half-started
         except StorageStateError as exc:
             raise OptionError("--storage-state", str(exc)) from None
-    if command in SERVERS and (command == "serve" or settings.http):
+    if command in LISTENERS and (command != "mcp" or settings.http):
         host = settings.host.strip("[]").lower()
         if host not in LOOPBACK_HOSTS and not settings.allow_remote:
             raise OptionError(

@@ -16,7 +16,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..core import input, navigation, tracing
+import orjson
+
+from ..core import activity, input, navigation, tracing
 from ..core.budget import check_budget, check_offset
 from ..core.files import Screenshot, ScreenshotSpec, image_size_base64, mark_image, screenshot_options
 from ..core.identity import DOM_LOOK, Verdict, verify
@@ -99,6 +101,16 @@ def invalid_index_message(index: int, verdict: Verdict) -> str:
     )
 
 
+def _decoded(raw_action: Any) -> Any:
+    """The action as an object for the watchers (the HTTP service passes the request body's bytes)."""
+    if isinstance(raw_action, bytes | str):
+        try:
+            return orjson.loads(raw_action)
+        except orjson.JSONDecodeError:
+            return raw_action
+    return raw_action
+
+
 class ElementIndex:
     """State capture and protocol actions for one tab; `ElementIndex.of(tab)` is the tab's one instance."""
 
@@ -141,7 +153,8 @@ class ElementIndex:
         max_chars: int | None = None,
         interactive: str | None = None,
     ) -> dict[str, Any]:
-        """The current state object (see _state); a span with its timings when tracing is on (core/tracing.py).
+        """The current state object (see _state); a span with its timings when tracing is on (core/tracing.py),
+        an Activity for the watchers when any (core/activity.py).
 
         `offset` / `max_chars`: which part of the page's text page_content holds (default: from the start,
         `result_chars` characters); a cut page_content ends with a marker naming the next offset. A bad value
@@ -150,6 +163,52 @@ class ElementIndex:
         ("strict" or "extended") overrides the tab's set for this call."""
         mode = self._mode(interactive)
         content = (check_offset(offset), check_budget(max_chars) if max_chars is not None else self.result_chars)
+        if activity.watching():
+            t0, started = time.perf_counter(), time.time()
+            activity.begin()
+            try:
+                state = await self._traced_state(screenshot, jpeg_quality, content, mode)
+            except Exception as exc:  # a browser fault state() raises: the watchers see it too
+                activity.end()
+                self._report("state", None, {"error": {"code": type(exc).__name__}}, t0, started)
+                raise
+            activity.end()
+            self._report("state", None, state, t0, started)
+            return state
+        return await self._traced_state(screenshot, jpeg_quality, content, mode)
+
+    async def act(
+        self, raw_action: Any, *, screenshot: ScreenshotSpec = True, interactive: str | None = None
+    ) -> dict[str, Any]:
+        """Run one action (see _act); a span and an Activity as state() has. The state after it holds
+        `interactive`'s set (default: the tab's)."""
+        mode = self._mode(interactive)
+        if activity.watching():
+            t0, started = time.perf_counter(), time.time()
+            activity.begin()
+            try:
+                state = await self._traced_act(raw_action, screenshot, mode)
+            finally:
+                activity.end()
+            action = _decoded(raw_action)
+            name = action.get("action") if isinstance(action, dict) else None
+            self._report(str(name or "?"), action, state, t0, started)
+            return state
+        return await self._traced_act(raw_action, screenshot, mode)
+
+    def _report(self, name: str, action: Any, state: dict[str, Any], t0: float, started: float) -> None:
+        error = state.get("error")
+        activity.emit(
+            activity.Activity(
+                "index", name, started, activity.since(t0), tab=self.tab, url=self.tab.url,
+                ok=not isinstance(error, dict), error=str(error.get("code")) if isinstance(error, dict) else None,
+                arguments=action, timings=dict(self.tab.last_timings), state=state,
+            )
+        )  # fmt: skip
+
+    async def _traced_state(
+        self, screenshot: ScreenshotSpec, jpeg_quality: int, content: ContentWindow, mode: str
+    ) -> dict[str, Any]:
         if not tracing.enabled():
             return self._observe(
                 await self._state(screenshot=screenshot, jpeg_quality=jpeg_quality, content=content, interactive=mode)
@@ -159,12 +218,7 @@ class ElementIndex:
             tracing.add_timings(current, self.tab.last_timings)
             return self._observe(state)
 
-    async def act(
-        self, raw_action: Any, *, screenshot: ScreenshotSpec = True, interactive: str | None = None
-    ) -> dict[str, Any]:
-        """Run one action (see _act); a span with its outcome and timings when tracing is on. The state after
-        it holds `interactive`'s set (default: the tab's)."""
-        mode = self._mode(interactive)
+    async def _traced_act(self, raw_action: Any, screenshot: ScreenshotSpec, mode: str) -> dict[str, Any]:
         if not tracing.enabled():
             return self._observe(await self._act(raw_action, screenshot=screenshot, interactive=mode))
         name = raw_action.get("action") if isinstance(raw_action, dict) else None

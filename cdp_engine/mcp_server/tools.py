@@ -14,7 +14,7 @@ import logging
 import time
 from typing import Any
 
-from ..core import tracing
+from ..core import activity, tracing
 from ..core.input import NotInteractableError
 from ..core.keys import UnknownKeyError
 from ..core.liveness import diagnose
@@ -71,7 +71,19 @@ class BrowserTools:
     async def call_raw(
         self, name: str, arguments: dict[str, Any] | None = None, *, session: str | None = None
     ) -> tuple[dict[str, Any], bytes]:
-        """The envelope and its JSON bytes (already bounded by max_result_bytes); a span when tracing is on."""
+        """The envelope and its JSON bytes (already bounded by max_result_bytes); a span when tracing is on,
+        an Activity for the watchers when any (reported by _call_raw, which knows the page)."""
+        if activity.watching():
+            activity.begin()
+            try:
+                return await self._traced_call_raw(name, arguments, session)
+            finally:
+                activity.end()
+        return await self._traced_call_raw(name, arguments, session)
+
+    async def _traced_call_raw(
+        self, name: str, arguments: dict[str, Any] | None, session: str | None
+    ) -> tuple[dict[str, Any], bytes]:
         if not tracing.enabled():
             return await self._call_raw(name, arguments, session=session)
         with tracing.span("cdp_engine.mcp.tool", {"mcp.tool": str(name)}) as current:
@@ -88,6 +100,7 @@ class BrowserTools:
         self, name: str, arguments: dict[str, Any] | None = None, *, session: str | None = None
     ) -> tuple[dict[str, Any], bytes]:
         arguments = dict(arguments or {})
+        t0, started = time.perf_counter(), time.time()
         spec = REGISTRY.get(name)
         op = Operation(tool=name)
         instance_name = _instance_name(spec, arguments)
@@ -128,8 +141,24 @@ class BrowserTools:
             envelope = self._error(instance_name, timed_out, ctx)
         except Exception as exc:  # every other failure is reported, never raised into the transport
             envelope = self._error(instance_name, self._map(exc, ctx), ctx)
+        if activity.watching():
+            self._report(name, arguments, envelope, ctx, t0, started)
         limit = self.manager.policies.result.limit
         return bound(envelope, op, limit if limit is not None else self.config.max_result_bytes)
+
+    @staticmethod
+    def _report(
+        name: str, arguments: dict[str, Any], envelope: dict[str, Any], ctx: Ctx, t0: float, started: float
+    ) -> None:
+        """The call as an Activity for the watchers (a live view, a recorder: core/activity.py)."""
+        page = ctx.instance.by_id.get(ctx.op.page_id or "") if ctx.instance is not None else None
+        tab = page.tab if page is not None else None
+        activity.emit(
+            activity.Activity(
+                "mcp", name, started, activity.since(t0), tab=tab, url=tab.url if tab is not None else "",
+                ok=envelope.get("status") != "error", error=envelope.get("error_type"), arguments=arguments,
+            )
+        )  # fmt: skip
 
     def _error(self, instance: str | None, exc: ToolError, ctx: Ctx) -> dict[str, Any]:
         # Nothing happened when the call was refused before it entered the instance, or failed a pre-check

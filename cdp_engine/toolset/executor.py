@@ -16,14 +16,15 @@ import logging
 import math
 import os
 import re
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
+from ..core import activity, input, keys, navigation, scripts, tracing
 from ..core import files as core_files
-from ..core import input, keys, navigation, scripts, tracing
 from ..core.budget import check_budget, context_lines, window
 from ..core.lifecycle import wait_loaded
 from ..core.liveness import bounded
@@ -573,15 +574,41 @@ class BrowserToolset:
             text = f"Error: {one_line(str(name), 100)} did not start within {self.config.call_timeout:g} seconds: the call before it is still running."
             return [text_block(text)], True
         try:
-            if not tracing.enabled():
-                return await self._call(name, raw_input, end - REPORT_BUDGET)
-            with tracing.span("cdp_engine.toolset.call", {"toolset.member": str(name)}) as current:
-                content, is_error = await self._call(name, raw_input, end - REPORT_BUDGET)
-                if current is not None:
-                    current.set_attribute("toolset.is_error", is_error)
+            if activity.watching():
+                t0, started = time.perf_counter(), time.time()
+                activity.begin()
+                try:
+                    content, is_error = await self._traced_call(name, raw_input, end - REPORT_BUDGET)
+                finally:
+                    activity.end()
+                self._report(str(name), raw_input, content, is_error, t0, started)
                 return content, is_error
+            return await self._traced_call(name, raw_input, end - REPORT_BUDGET)
         finally:
             self._lock.release()
+
+    async def _traced_call(self, name: str, raw_input: Any, deadline: float) -> tuple[list[dict[str, Any]], bool]:
+        if not tracing.enabled():
+            return await self._call(name, raw_input, deadline)
+        with tracing.span("cdp_engine.toolset.call", {"toolset.member": str(name)}) as current:
+            content, is_error = await self._call(name, raw_input, deadline)
+            if current is not None:
+                current.set_attribute("toolset.is_error", is_error)
+            return content, is_error
+
+    def _report(
+        self, name: str, raw_input: Any, content: list[dict[str, Any]], is_error: bool, t0: float, started: float
+    ) -> None:
+        """The call as an Activity for the watchers (core/activity.py), on the tab it left active."""
+        managed = self.book.get(None)
+        tab = managed.tab if managed is not None else None
+        text = next((b.get("text") for b in content if b.get("type") == "text"), None) if is_error else None
+        activity.emit(
+            activity.Activity(
+                "toolset", name, started, activity.since(t0), tab=tab, url=tab.url if tab is not None else "",
+                ok=not is_error, error=text, arguments=raw_input,
+            )
+        )  # fmt: skip
 
     async def _call(self, name: str, raw_input: Any, deadline: float) -> tuple[list[dict[str, Any]], bool]:
         self.book.call_number += 1
