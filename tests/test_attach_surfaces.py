@@ -307,3 +307,16 @@ async def test_mcp_stdio_server_attached_in_the_default_context(chrome: UserChro
     assert chrome.running()
     assert await _ids(chrome) == before  # the user's tab navigated, none added, none closed
     assert any(p["url"] == base + "/surf/hello" for p in await chrome.pages())
+
+
+async def test_mcp_with_nothing_to_attach_to_is_a_clear_tool_error() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    manager = InstanceManager(Config(cdp_url=f"http://127.0.0.1:{port}"))
+    try:
+        envelope = await BrowserTools(manager).call("browser_create_instance", {"name": "a"})
+    finally:
+        await manager.close()
+    assert envelope["status"] == "error" and envelope["error_type"] == "internal_error", envelope
+    assert "cannot attach" in envelope["message"] and "--remote-debugging-port" in envelope["message"]
