@@ -138,8 +138,13 @@ async def test_doctor_checks_the_browser_to_attach_to(chrome: UserChrome) -> Non
 # ===== the HTTP service ===========================================================================
 
 
-async def test_service_attaches_and_leaves_the_browser(chrome: UserChrome, site: Site) -> None:
+async def test_service_attaches_and_leaves_the_browser(
+    chrome: UserChrome, site: Site, browser: cdp_engine.Browser, tmp_path: Path
+) -> None:
     base = _pages(site)
+    async with await browser.new_context() as context:
+        await context.new_tab(base + "/surf/login")
+        await context.storage_state(path=tmp_path / "logins.json")
     before = await _ids(chrome)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
@@ -147,7 +152,10 @@ async def test_service_attaches_and_leaves_the_browser(chrome: UserChrome, site:
     sock.setblocking(False)
     port = sock.getsockname()[1]
     task = asyncio.ensure_future(
-        serve(token="t", start_url=base + "/surf/hello", sock=sock, launch_options={"cdp_url": chrome.ws_url})
+        serve(
+            token="t", start_url=base + "/surf/whoami", sock=sock, launch_options={"cdp_url": chrome.ws_url},
+            storage_state=str(tmp_path / "logins.json"),
+        )
     )
     try:
         async with aiohttp.ClientSession(headers={"Authorization": "Bearer t"}) as http:
@@ -160,7 +168,7 @@ async def test_service_attaches_and_leaves_the_browser(chrome: UserChrome, site:
                     await asyncio.sleep(0.05)
                 async with http.get(f"http://127.0.0.1:{port}/state?screenshot=0") as response:
                     state = await response.json()
-        assert "Say hello" in state["page_content"]
+        assert "session s-42" in state["page_content"]  # --storage-state: the saved login, in the service's context
         assert len(await _ids(chrome)) == len(before) + 1  # the service's own tab, in its own context
     finally:
         task.cancel()
@@ -270,3 +278,45 @@ def test_mcp_command_takes_the_attach_options(flag: list[str]) -> None:
     assert run.returncode == 0
     for option in (flag[0], "--cdp-header", "--default-context", "--user-data-dir", "--storage-state"):
         assert option in run.stdout, option
+
+
+async def test_mcp_stdio_server_attached_in_the_default_context(chrome: UserChrome, site: Site) -> None:
+    """`cdp-engine mcp --cdp-url … --default-context` end to end over stdio with the SDK's own client."""
+    mcp = pytest.importorskip("mcp")
+    base = _pages(site)
+    before = await _ids(chrome)
+    env = {k: os.environ[k] for k in ("CDP_ENGINE_CHROME", "HOME", "PATH", "TMPDIR") if k in os.environ}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    params = mcp.StdioServerParameters(
+        command=sys.executable, args=["-m", "cdp_engine", "mcp", "--cdp-url", chrome.http_url, "--default-context", "--caps", "tabs"],
+        env=env, cwd=ROOT,
+    )  # fmt: skip
+    async with asyncio.timeout(90), mcp.Client(params, read_timeout_seconds=30) as client:
+
+        async def call(tool: str, **args: Any) -> dict[str, Any]:
+            result = await client.call_tool(tool, args)
+            envelope: dict[str, Any] = orjson.loads(result.content[0].text)
+            assert envelope["status"] == "success", envelope
+            data: dict[str, Any] = envelope["data"]
+            return data
+
+        await call("browser_create_instance", name="me")
+        tabs = await call("browser_tabs", instance="me", action="list")
+        assert [t["url"] for t in tabs["tabs"]] == [base + "/surf/user"]
+        await call("browser_navigate", instance="me", url=base + "/surf/hello")
+    assert chrome.running()
+    assert await _ids(chrome) == before  # the user's tab navigated, none added, none closed
+    assert any(p["url"] == base + "/surf/hello" for p in await chrome.pages())
+
+
+async def test_mcp_with_nothing_to_attach_to_is_a_clear_tool_error() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    manager = InstanceManager(Config(cdp_url=f"http://127.0.0.1:{port}"))
+    try:
+        envelope = await BrowserTools(manager).call("browser_create_instance", {"name": "a"})
+    finally:
+        await manager.close()
+    assert envelope["status"] == "error" and envelope["error_type"] == "internal_error", envelope
+    assert "cannot attach" in envelope["message"] and "--remote-debugging-port" in envelope["message"]
