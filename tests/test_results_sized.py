@@ -331,3 +331,20 @@ def test_toolset_text_budget_is_a_driver_option() -> None:
     assert ToolsetConfig().text_chars == 50_000
     with pytest.raises(ValueError, match="text_chars"):
         ToolsetConfig(text_chars=10)
+
+
+async def test_the_servers_budget_is_configurable(browser: cdp_engine.Browser, site: Any) -> None:
+    assert Config.from_env({}).result_chars == RESULT_CHARS
+    assert Config.from_env({"BROWSER_MCP_RESULT_CHARS": "5000"}).result_chars == 5_000
+    with pytest.raises(ValueError, match="BROWSER_MCP_RESULT_CHARS"):
+        Config.from_env({"BROWSER_MCP_RESULT_CHARS": "10"})
+    manager = InstanceManager(Config(result_chars=5_000), browser=browser)
+    tools = BrowserTools(manager)
+    try:
+        await tools.call("browser_create_instance", {"name": "t"})
+        await ok(tools, "browser_navigate", url=site.add("/long-page-10.html", long_page_html(sections=10)))
+        data = await ok(tools, "browser_snapshot")
+        assert len(data["snapshot"]) <= 5_000 and data["next_offset"] is not None
+        assert len((await ok(tools, "browser_snapshot", max_chars=20_000))["snapshot"]) > 10_000
+    finally:
+        await manager.close()
