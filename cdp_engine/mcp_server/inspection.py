@@ -107,8 +107,7 @@ def _artifact(ctx: Ctx, path: str, payload: bytes) -> str:
     read_only=True,
     docs={
         "selector": "CSS selector: snapshot only that element's subtree (no refs).",
-        "changes": "Only what changed since this page's previous snapshot, plus every current ref (docs/mcp.md); "
-        "full after a navigation.",
+        "changes": "Only what changed since this page's last snapshot, with every current ref; full after navigating.",
     },
 )
 async def browser_snapshot(
