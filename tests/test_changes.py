@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import random
 import re
 from collections.abc import AsyncIterator
 from typing import Any
@@ -212,6 +213,23 @@ def test_text_diff_hunks() -> None:
     assert text_diff(["x"], ["x"]) == ""
     # Compared through the key (page_content's index markers), shown as the new line is.
     assert text_diff(["[1]<a>x</a>"], ["[2]<a>x</a>"], key=lambda line: line[3:]) == ""
+
+
+def test_text_diff_hunks_rebuild_the_new_text() -> None:
+    """Applying the hunks to the old lines gives the new ones (the head and tail trimming keeps positions)."""
+    rng = random.Random(16)
+    for _ in range(2000):
+        old = [rng.choice("abcd") for _ in range(rng.randint(0, 9))]
+        new = [rng.choice("abcd") for _ in range(rng.randint(0, 9))]
+        rebuilt = list(old)  # hunks applied in order: each starts at its line of the new text
+        for hunk in filter(None, text_diff(old, new).split("@@ ")):
+            start, *lines = hunk.strip("\n").split("\n")
+            removed = [ln[2:] for ln in lines if ln.startswith("- ")]
+            added = [ln[2:] for ln in lines if ln.startswith("+ ")]
+            i = int(start) - 1
+            assert rebuilt[i : i + len(removed)] == removed, (old, new)
+            rebuilt[i : i + len(removed)] = added
+        assert rebuilt == new, (old, new, text_diff(old, new))
 
 
 # ----- the HTTP service and the harness ---------------------------------------------------------
