@@ -462,6 +462,12 @@ def test_snapshot_diff_format() -> None:
         ]
     )
     assert diff(after, after) == NO_CHANGES
+    # An element moved out of a container that then went keeps its ref: only the dead refs are [gone=eN].
+    moved = Parsed.of('- region [ref=e1]:\n  - button "Keep" [ref=e2]\n  - button "Drop" [ref=e3]')
+    left = Parsed.of('- button "Keep" [ref=e2]')
+    assert diff(moved, left) == "\n".join(
+        ["- removed:", "  - in page:", "    - region [gone=e1]:", '      - button "Keep" [ref=e2]', '      - button "Drop" [gone=e3]']
+    )
     assert refs_listing(after) == (
         '- heading "A" [level=1] [ref=e1]\n- list [ref=e2]\n- listitem [ref=e3]\n- listitem [ref=e7]\n- link "L" [ref=e6]'
     )
