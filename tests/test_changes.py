@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import random
 import re
 from collections.abc import AsyncIterator
 from typing import Any
@@ -212,6 +213,23 @@ def test_text_diff_hunks() -> None:
     assert text_diff(["x"], ["x"]) == ""
     # Compared through the key (page_content's index markers), shown as the new line is.
     assert text_diff(["[1]<a>x</a>"], ["[2]<a>x</a>"], key=lambda line: line[3:]) == ""
+
+
+def test_text_diff_hunks_rebuild_the_new_text() -> None:
+    """Applying the hunks to the old lines gives the new ones (the head and tail trimming keeps positions)."""
+    rng = random.Random(16)
+    for _ in range(2000):
+        old = [rng.choice("abcd") for _ in range(rng.randint(0, 9))]
+        new = [rng.choice("abcd") for _ in range(rng.randint(0, 9))]
+        rebuilt = list(old)  # hunks applied in order: each starts at its line of the new text
+        for hunk in filter(None, text_diff(old, new).split("@@ ")):
+            start, *lines = hunk.strip("\n").split("\n")
+            removed = [ln[2:] for ln in lines if ln.startswith("- ")]
+            added = [ln[2:] for ln in lines if ln.startswith("+ ")]
+            i = int(start) - 1
+            assert rebuilt[i : i + len(removed)] == removed, (old, new)
+            rebuilt[i : i + len(removed)] = added
+        assert rebuilt == new, (old, new, text_diff(old, new))
 
 
 # ----- the HTTP service and the harness ---------------------------------------------------------
@@ -444,6 +462,12 @@ def test_snapshot_diff_format() -> None:
         ]
     )
     assert diff(after, after) == NO_CHANGES
+    # An element moved out of a container that then went keeps its ref: only the dead refs are [gone=eN].
+    moved = Parsed.of('- region [ref=e1]:\n  - button "Keep" [ref=e2]\n  - button "Drop" [ref=e3]')
+    left = Parsed.of('- button "Keep" [ref=e2]')
+    assert diff(moved, left) == "\n".join(
+        ["- removed:", "  - in page:", "    - region [gone=e1]:", '      - button "Keep" [ref=e2]', '      - button "Drop" [gone=e3]']
+    )
     assert refs_listing(after) == (
         '- heading "A" [level=1] [ref=e1]\n- list [ref=e2]\n- listitem [ref=e3]\n- listitem [ref=e7]\n- link "L" [ref=e6]'
     )

@@ -91,11 +91,12 @@ class Parsed:
         and its property lines; children are judged on their own."""
         return (line.text.removesuffix(":"), *self.props(line))
 
-    def block(self, line: Line, depth: int, rename: bool = False) -> list[str]:
-        """The line and its subtree, re-indented to start at `depth`; `rename` writes refs as [gone=eN]."""
+    def block(self, line: Line, depth: int, gone: frozenset[str] = frozenset()) -> list[str]:
+        """The line and its subtree, re-indented to start at `depth`; refs in `gone` written as [gone=eN] (a
+        ref of the subtree that lives on elsewhere, an element moved out before its container went, stays)."""
         out = []
         for ln in self.lines[line.start : line.end]:
-            text = REF.sub(lambda m: f" [gone={m.group(1)}]", ln.text) if rename else ln.text
+            text = REF.sub(lambda m: f" [gone={m.group(1)}]" if m.group(1) in gone else m.group(0), ln.text)
             out.append("  " * (depth + ln.depth - line.depth) + "- " + text)
         return out
 
@@ -150,9 +151,10 @@ def diff(before: Parsed, after: Parsed) -> str:
             changed.extend(f"    - {prop}" for prop in after.props(ln))
             changed.append(f"    - was: {old.text.removesuffix(':')}")
             changed.extend(f"      - {prop}" for prop in before.props(old))
+    gone = frozenset(before.by_ref.keys() - after.by_ref.keys())
     for ln in before.lines:
-        if ln.ref is not None and ln.ref not in after.by_ref and (ln.parent == PAGE or ln.parent in after.by_ref):
-            removed.setdefault(ln.parent, []).extend(before.block(ln, 2, rename=True))
+        if ln.ref in gone and (ln.parent == PAGE or ln.parent in after.by_ref):
+            removed.setdefault(ln.parent, []).extend(before.block(ln, 2, gone))
     old_loose, new_loose = before.loose(), after.loose()
     for parent in {*old_loose, *new_loose}:
         if parent != PAGE and (parent not in before.by_ref or parent not in after.by_ref):

@@ -113,8 +113,7 @@ SNAPSHOT_DOCS = {
     "depth": "Element levels to show.",
     "offset": "Start offset (next_offset).",
     "max_chars": "Default 40000.",
-    "changes": "Only what changed since this page's previous snapshot, plus every current ref (docs/mcp.md); "
-    "full after a navigation.",
+    "changes": "Only what changed since this page's last snapshot, with every current ref; full after navigating.",
     "interactive": "strict (default: the server's setting) or extended: also give refs to click-handler "
     "elements, tabs, pointer-cursor rows and other targets outside the strict list, each marked "
     "[interactive=<reason>].",

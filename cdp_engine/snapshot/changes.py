@@ -42,14 +42,23 @@ def text_diff(old: Sequence[str], new: Sequence[str], key: Callable[[str], str] 
     `new` where the hunk starts), then `- old line` and `+ new line` lines; "" when nothing differs.
     Lines are compared through `key`; removed lines are shown as their key, added lines as they are."""
     old_keys, new_keys = [key(line) for line in old], [key(line) for line in new]
-    matcher = difflib.SequenceMatcher(None, old_keys, new_keys, autojunk=False)
+    # The common head and tail first: a step usually changes a few lines of a long page, and the matcher's
+    # cost grows with the square of what it is given.
+    head = 0
+    while head < min(len(old_keys), len(new_keys)) and old_keys[head] == new_keys[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old_keys), len(new_keys)) - head and old_keys[-1 - tail] == new_keys[-1 - tail]:
+        tail += 1
+    old_mid, new_mid = old_keys[head : len(old_keys) - tail], new_keys[head : len(new_keys) - tail]
+    matcher = difflib.SequenceMatcher(None, old_mid, new_mid, autojunk=False)
     out: list[str] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
-        out.append(f"@@ {j1 + 1}")
-        out.extend(f"- {line}" for line in old_keys[i1:i2])
-        out.extend(f"+ {line}" for line in new[j1:j2])
+        out.append(f"@@ {head + j1 + 1}")
+        out.extend(f"- {line}" for line in old_mid[i1:i2])
+        out.extend(f"+ {line}" for line in new[head + j1 : head + j2])
     return "\n".join(out)
 
 
