@@ -56,8 +56,7 @@ class AgentTab(core.Tab):
         none), composited on the image in the engine's isolated world: the page and the state see nothing.
         The boxes are the state's: call state() first if the page may have moved since. When the state has a
         screenshot with these options and the page provably painted nothing since (the state cache's test),
-        that image is marked instead of taking a new one. tab.screenshot()
-        takes the same arguments and returns bytes."""
+        that image is marked instead of taking a new one. tab.screenshot() takes the same arguments (bytes)."""
         if marks is True:  # the state's marks, measured in the state's viewport
             index = self.element_index
             chosen = await index.marks()
