@@ -437,3 +437,23 @@ async def test_marks_reuse_the_state_image_only_while_it_is_the_page(tab: cdp_en
     assert fresh != on_state.data
     _, _, rows = rgb_rows(fresh)
     assert rows[5][:3] == bytes((0, 0, 255))
+
+
+async def test_a_listbox_options_have_their_own_boxes(tab: cdp_engine.Tab, site: Any) -> None:
+    html = (
+        "<!doctype html><body style='margin:0'><select size=3 id=l style='position:absolute;left:10px;top:10px'>"
+        "<option>a</option><option>b</option><option>c</option></select></body>"
+    )
+    await open_page(tab, site, html)
+    state = await tab.state(screenshot=False)
+    boxes = await tab.boxes()
+    options = [int(k) for k, v in state["element_index"].items() if v["tag"] == "option"]
+    rects = await tab.evaluate(
+        "[...document.querySelectorAll('option')].map(o => { const r = o.getBoundingClientRect();"
+        " return [r.x, r.y, r.width, r.height]; })"
+    )
+    assert len(options) == 3
+    for index, rect in zip(options, rects, strict=True):
+        assert boxes[index]["visible"]
+        assert_close(boxes[index], rect)
+    assert {m.label for m in await tab.element_index.marks()} == {k for k in state["element_index"]}

@@ -1439,7 +1439,8 @@ class _Builder:
             sel = self._by_node.get((id(doc), select_node))
             if sel is None:
                 return None  # an option is indexed when its (visible) select is
-            box, visible = sel.box, True
+            # A listbox draws its options (their own boxes); a drop-down's options have none and ride on it.
+            box, visible = self.visible_box(doc, node) if node in doc.rects else (sel.box, False)
             select_index = sel.index
         else:
             box, visible = self.visible_box(doc, node)
