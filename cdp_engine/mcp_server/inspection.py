@@ -199,11 +199,11 @@ async def browser_snapshot(
             viewport = await tab.viewport()
             size = (float(viewport["width"]), float(viewport["height"]))
             where["boxes"] = ref_boxes(root, page.refs, size) if selector is None else {}
-        if "snapshot" not in shown and len(shown["changes"]) + len(shown["refs"]) > budget:
+        if shown.get("mode") == "changes":
+            if len(shown["changes"]) + len(shown["refs"]) <= budget:
+                return {**shown, **where}
             # A diff longer than the budget saves nothing: the (windowed) whole snapshot instead.
             shown = {"mode": "full", "reason": "changes longer than max_chars"}
-        if "snapshot" not in shown and shown.get("mode") == "changes":
-            return {**shown, **where}
         return _snapshot_window({"snapshot": text, **{k: v for k, v in shown.items() if k != "snapshot"}, **where},
                                 budget, offset)  # fmt: skip
 
