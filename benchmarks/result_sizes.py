@@ -131,6 +131,8 @@ async def mcp_rows(tools: BrowserTools, page: str, url: str) -> list[dict[str, A
         lifted, text, image = lift_image(envelope, raw)
         status = "success" if envelope["status"] == "success" else envelope["error_type"]
         extra: dict[str, Any] = {"status": status}
+        if status != "success":
+            extra["message"] = str(envelope.get("message", ""))[:300]
         data = lifted.get("data") if isinstance(lifted.get("data"), dict) else {}
         if data and "tile_count" in data:
             extra["tiles"] = data["tile_count"]
@@ -341,7 +343,8 @@ def markdown(result: dict[str, Any]) -> str:
               + (", ".join(f"{r['surface']} on {r['page']} ({r['tokens']:,})" for r in over) or "none") + "."]  # fmt: skip
     refused = [r for r in rows if r.get("status") not in (None, "success")]
     lines += ["", "Engine results that are an error instead of content: "
-              + (", ".join(f"{r['surface']} on {r['page']} ({r['status']})" for r in refused) or "none") + "."]  # fmt: skip
+              + (", ".join(f"{r['surface']} on {r['page']} ({r['status']}: {r.get('message', '')})" for r in refused)
+                 or "none") + "."]  # fmt: skip
     previews = [r for r in rows if r.get("preview")]
     if previews:
         lines += ["", "Short outputs of other systems, as they read:", "",
