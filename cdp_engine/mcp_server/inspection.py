@@ -113,11 +113,10 @@ SNAPSHOT_DOCS = {
     "depth": "Element levels to show.",
     "offset": "Start offset (next_offset).",
     "max_chars": "Default 40000.",
-    "changes": "Only what changed since this page's last snapshot, with every current ref; full after navigating.",
-    "interactive": "strict (default: the server's setting) or extended: also give refs to click-handler "
-    "elements, tabs, pointer-cursor rows and other targets outside the strict list, each marked "
-    "[interactive=<reason>].",
-    "boxes": "Also return each ref's box: x, y, width, height in viewport CSS px, visible, in_viewport.",
+    "changes": "Only changes since this page's last snapshot, plus every current ref.",
+    "interactive": "extended: also refs for click-handler, tab, pointer-cursor and other custom targets, "
+    "marked [interactive=reason] (default: the server's).",
+    "boxes": "Also return each ref's box (viewport CSS px, visible, in_viewport).",
 }  # element (playwright-mcp's description of the ref) is accepted and ignored
 SNAPSHOT_WHAT = "snapshot"
 
@@ -289,12 +288,11 @@ TileIndex = Annotated[int, Bounds(0, 100_000)]
         "full_page": "The whole page, in tiles of readable size (see tile).",
         "path": "Write the image to this file in the output folder instead.",
         "original": "Exact resolution, no scaling or tiles (requires path).",
-        "max_width": "Largest image width in px (server default 1568).",
-        "max_height": "Largest image height in px (server default 1568).",
+        "max_width": "Max image width, px (default 1568).",
+        "max_height": "Max image height, px (default 1568).",
         "quality": "jpeg/webp quality 0-100.",
-        "tile": "full_page tile to return, from 0 (the result names the next).",
-        "marks": "Outline and label each interactive element with its ref from the latest browser_snapshot "
-        "(one is taken first if none was); drawn on the image only, never on the page.",
+        "tile": "full_page tile, from 0 (the result names the next).",
+        "marks": "Label interactive elements with their snapshot refs, on the image only.",
     },
 )
 async def browser_screenshot(

@@ -11,11 +11,8 @@ from .registry import Ctx, tool
     scope="lifecycle",
     docs={
         "name": "Instance name (case-sensitive); other tools take it as `instance`.",
-        "profile_dir": (
-            "Persistent profile directory, inside the server's profile folder (BROWSER_MCP_PROFILE_ROOT); a relative "
-            "name is made there (the instance gets its own Chromium process; survives destroy)."
-        ),
-        "headless": "Run headless (default: the server's setting). A different mode gets its own Chromium process.",
+        "profile_dir": "Persistent profile folder under BROWSER_MCP_PROFILE_ROOT (own Chromium process; kept).",
+        "headless": "Run headless (default: the server's; another mode gets its own Chromium process).",
         "proxy": "{'server': 'http://host:port', 'bypass': 'a.com,b.com'}; credentials are not supported.",
         "window": "Viewport [width, height] in CSS pixels for this instance's pages.",
         "block_images": "Fail image requests (saves bandwidth and time).",

@@ -24,11 +24,11 @@ ToolFunc = Callable[..., Awaitable[dict[str, Any]]]
 Scope = Literal["server", "lifecycle", "instance"]
 
 COMMON_DOCS = {
-    "instance": "Instance name (from browser_create_instance).",
-    "page_id": "Page ID from browser_tabs; omitted: the selected page. Never changes the selection.",
-    "frame_id": "Frame ID from browser_frames; never falls back to another frame.",
+    "instance": "Instance name.",
+    "page_id": "Page ID from browser_tabs (default: the selected page).",
+    "frame_id": "Frame ID from browser_frames (never another frame).",
     "wait_for": "Optional observation, armed before the action and awaited after it.",
-    "ref": "Element ref from the latest browser_snapshot (e.g. e12).",
+    "ref": "Ref from the latest browser_snapshot (e.g. e12).",
 }
 
 
