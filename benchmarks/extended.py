@@ -123,7 +123,7 @@ def score_sets(targets: dict[str, list[str]], sets: dict[str, list[Any]]) -> dic
 
 async def capture_times(browser: Any, reps: int, warmup: int) -> dict[str, Any]:
     """Median full-capture ms per mode on each benchmark page, modes interleaved."""
-    out: dict[str, Any] = {"loadavg_start": os.getloadavg()[0]}
+    out: dict[str, Any] = {"loadavg_start": round(os.getloadavg()[0], 2)}
     specs = pages.specs_by_id()
     async with pages.serve_pages() as served:
         for pid in TIMED_PAGES:
@@ -156,7 +156,7 @@ async def capture_times(browser: Any, reps: int, warmup: int) -> dict[str, Any]:
                 }
             finally:
                 await tab.close()
-    out["loadavg_end"] = os.getloadavg()[0]
+    out["loadavg_end"] = round(os.getloadavg()[0], 2)
     return out
 
 
