@@ -272,3 +272,11 @@ async def test_extended_scroll_reaches_an_inner_scroll_container(tab: cdp_engine
     st = await tab.act({"action": "scroll", "direction": "down", "pixels": 150}, screenshot=False, interactive="extended")
     assert await tab.evaluate("document.getElementById('box').scrollTop") == 150
     assert by_text(st, "Far item")
+
+
+async def test_an_action_keeps_the_set_of_the_state_it_acted_on(tab: cdp_engine.Tab, site: Any) -> None:
+    await tab.goto(serve(site, WIDGETS))
+    st = await state(tab, "extended")
+    after = await tab.act({"action": "click_element", "element_index": by_text(st, "Open card")}, screenshot=False)
+    assert "error" not in after and by_text(after, "Elsewhere")  # still the extended set
+    assert ElementIndex.of(tab).current is not None and ElementIndex.of(tab).current.interactive == "extended"

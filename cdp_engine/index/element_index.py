@@ -127,8 +127,8 @@ class ElementIndex:
         self, raw_action: Any, *, screenshot: ScreenshotSpec = True, interactive: str | None = None
     ) -> dict[str, Any]:
         """Run one action (see _act); a span with its outcome and timings when tracing is on. The state after
-        it holds `interactive`'s set (default: the tab's)."""
-        mode = self._mode(interactive)
+        it holds `interactive`'s set (default: that of the state the action's indices came from, else the tab's)."""
+        mode = self._mode(interactive if interactive is not None or self.current is None else self.current.interactive)
         if not tracing.enabled():
             return await self._act(raw_action, screenshot=screenshot, interactive=mode)
         name = raw_action.get("action") if isinstance(raw_action, dict) else None
