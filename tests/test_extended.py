@@ -280,3 +280,15 @@ async def test_an_action_keeps_the_set_of_the_state_it_acted_on(tab: cdp_engine.
     after = await tab.act({"action": "click_element", "element_index": by_text(st, "Open card")}, screenshot=False)
     assert "error" not in after and by_text(after, "Elsewhere")  # still the extended set
     assert ElementIndex.of(tab).current is not None and ElementIndex.of(tab).current.interactive == "extended"
+
+
+async def test_engine_switch(site: Any) -> None:
+    """launch(interactive="extended"): every tab's states hold the extended set unless a call says strict."""
+    url = serve(site, WIDGETS)
+    async with cdp_engine.launch(interactive="extended") as browser:
+        tab = await browser.new_tab()
+        await tab.goto(url)
+        assert by_text(await state(tab), "Open card")
+        assert "Open card" not in [d["text_content"] for d in (await state(tab, "strict"))["element_index"].values()]
+    with pytest.raises(ValueError):
+        cdp_engine.launch(interactive="loose")
