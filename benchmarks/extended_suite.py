@@ -177,6 +177,41 @@ customElements.define('x-disabled', class extends HTMLElement { constructor() { 
 """,
 )
 
+# Written after the detector was tuned on the pages above, as a held-out check. Its first run found three
+# faults that were then fixed (a listener on a big root split into its children, a horizontal pager kept as
+# one target, an svg icon never indexed), so it is no longer held out. It keeps one target the detector is
+# known to miss: a drag handle with only a pointerdown listener and cursor: grab.
+MISC = _page(
+    "misc",
+    """
+<h3>Misc</h3>
+<nav class=crumbs><span class=crumb data-t=crumb-home>Home</span> / <span class=crumb data-t=crumb-docs>Docs</span></nav>
+<div id=root>
+  <div class=toolbar><svg data-t=icon-gear width=20 height=20 viewBox="0 0 20 20"><circle cx=10 cy=10 r=8 /></svg>
+    <span class=close data-t=close>×</span></div>
+  <div class=cards>
+    <div class=card data-t=card-1><h4>Alpha plan</h4><p>For small teams.</p></div>
+    <div class=card data-t=card-2><h4>Beta plan</h4><p>For growing teams.</p></div>
+  </div>
+  <div class=pager><span class=pg data-t=pg-1>1</span> <span class=pg data-t=pg-2>2</span> <span class=pg data-t=pg-3>3</span></div>
+  <div tabindex=0 data-t=focus-card>Keyboard-focusable card</div>
+  <div tabindex=-1 data-decoy=programmatic-focus>Dialog content that only scripts focus.</div>
+  <div class=handle data-t=handle style="cursor:grab">⠿ drag</div>
+  <p data-decoy>Long explanatory paragraph with <b>bold</b> words and no handler at all.</p>
+  <a href=#more data-t=more>More</a>
+</div>
+""",
+    _BIND + """
+on('#root', 'click', () => {});
+on('.crumb', 'click', () => {});
+on('svg', 'click', () => {});
+on('.close', 'click', () => {});
+on('.card', 'click', () => {});
+on('.pager', 'click', () => {});
+on('.handle', 'pointerdown', () => {});
+""",
+)
+
 
 class SuitePage(NamedTuple):
     name: str
@@ -193,6 +228,7 @@ SUITE = tuple(
         ("rows", ROWS),
         ("editor", EDITOR),
         ("shadow", SHADOW),
+        ("misc", MISC),
     )
 )
 

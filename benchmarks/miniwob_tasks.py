@@ -104,15 +104,23 @@ async def click_link(agent: Agent, utterance: str) -> None:
         await agent.click(index)
 
 
+async def click_until_gone(agent: Agent, state: State, pred: Callable[[dict[str, Any]], bool], tries: int = 3) -> None:
+    """Click the element `pred` names until the state no longer offers it (a finished episode covers the
+    page): a click that landed while the page was still animating is tried again."""
+    for _ in range(tries):
+        index = find(state, pred)
+        if index is None:
+            return
+        state = await agent.click(index)
+
+
 async def click_collapsible(agent: Agent, utterance: str) -> None:
     state = await agent.state()
     header = find(state, lambda d: d["role"] == "tab" or text_of(d).startswith("Section"))
     if header is None:
         return  # nothing to expand the section with
     state = await agent.click(header)
-    submit = find(state, lambda d: text_of(d) == "Submit")
-    if submit is not None:
-        await agent.click(submit)
+    await click_until_gone(agent, state, lambda d: text_of(d) == "Submit")
 
 
 async def click_tab_2(agent: Agent, utterance: str) -> None:

@@ -42,5 +42,6 @@ GOLDEN = {
     "rows": "be83f410dcc353fbb61f125b72d01731553ec0b5ba02eff3ad0a402911bf03b3",
     "editor": "e69eea7d35f93df823f9a48ee246c28be9aae2a5c1acdf839f7efbd72393ab5c",
     "shadow": "cd3ff6b2fae3f978a366c83f9feac3bfbf369df7d8a1e952315ca91f020fa2e9",
+    "misc": "99c51492610aa75a53cacea86e7f6158596884305dd00a4ee83a2e942a58eb7f",
     "form": "ca56ca6d7c3d57a98db3b0d53049dc604a9bc885fd7e637176e55008be96cbb5",
 }

@@ -252,3 +252,43 @@ async def test_harness_observations_hold_the_extended_set(browser: cdp_engine.Br
     async with BrowserEnv(browser) as env:
         obs = await env.reset(url)
         assert "Open card" not in [d["text_content"] for d in obs["element_index"].values()]
+
+
+INNER_SCROLL = """<!doctype html><html><body style="margin:0">
+<div id=box style="height:120px;width:300px;overflow-y:auto">
+  <div style="height:200px">top</div><div class=item onclick="1">Far item</div><div style="height:400px"></div>
+</div></body></html>"""
+
+
+async def test_extended_scroll_reaches_an_inner_scroll_container(tab: cdp_engine.Tab, site: Any) -> None:
+    """The page cannot scroll: extended mode scrolls the largest visible scroll container instead (strict
+    keeps scrolling only the window, as before)."""
+    await tab.goto(serve(site, INNER_SCROLL))
+    st = await state(tab, "strict")
+    await tab.act({"action": "scroll", "direction": "down", "pixels": 60}, screenshot=False)
+    assert await tab.evaluate("document.getElementById('box').scrollTop") == 0
+    st = await state(tab, "extended")
+    assert "Far item" not in [d["text_content"] for d in st["element_index"].values()]
+    st = await tab.act({"action": "scroll", "direction": "down", "pixels": 150}, screenshot=False, interactive="extended")
+    assert await tab.evaluate("document.getElementById('box').scrollTop") == 150
+    assert by_text(st, "Far item")
+
+
+async def test_an_action_keeps_the_set_of_the_state_it_acted_on(tab: cdp_engine.Tab, site: Any) -> None:
+    await tab.goto(serve(site, WIDGETS))
+    st = await state(tab, "extended")
+    after = await tab.act({"action": "click_element", "element_index": by_text(st, "Open card")}, screenshot=False)
+    assert "error" not in after and by_text(after, "Elsewhere")  # still the extended set
+    assert ElementIndex.of(tab).current is not None and ElementIndex.of(tab).current.interactive == "extended"
+
+
+async def test_engine_switch(site: Any) -> None:
+    """launch(interactive="extended"): every tab's states hold the extended set unless a call says strict."""
+    url = serve(site, WIDGETS)
+    async with cdp_engine.launch(interactive="extended") as browser:
+        tab = await browser.new_tab()
+        await tab.goto(url)
+        assert by_text(await state(tab), "Open card")
+        assert "Open card" not in [d["text_content"] for d in (await state(tab, "strict"))["element_index"].values()]
+    with pytest.raises(ValueError):
+        cdp_engine.launch(interactive="loose")

@@ -40,8 +40,8 @@ async def playwright_sets(prefix: str, pages: list[str], label_js: str) -> dict[
     out: dict[str, list[Any]] = {}
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS[1:])
-        page = await browser.new_page(viewport=VIEWPORT)
         for name in pages:
+            page = await browser.new_page(viewport=VIEWPORT)  # a fresh page each (a reused one lost its refs)
             await page.goto(prefix + name)
             text, _api = await ai_snapshot(page, 30_000)
             labels = []
@@ -56,6 +56,7 @@ async def playwright_sets(prefix: str, pages: list[str], label_js: str) -> dict[
                 except Exception:
                     labels.append(None)
             out[name] = labels
+            await page.close()
         await browser.close()
     return out
 

@@ -39,6 +39,7 @@ from ..snapshot.capture import Capture, ContentWindow, Element, StateCapturer, s
 from ..snapshot.changes import Observation, index_changes
 from ..snapshot.extended import check_mode
 from .actions import ActionValidationError, json_safe, parse_action
+from .extended_scripts import LISTBOX_ROLES, OPTION_OF_SCRIPT, SCROLL_INNER_SCRIPT
 
 if TYPE_CHECKING:
     from ..core.browser import Tab
@@ -56,18 +57,6 @@ SAME_PAGE_FIELDS = ("url", "title", "page_content", "element_index", "state_hash
 READ_RESERVE = 1.0
 # The prefix of an INTERNAL_BROWSER_ERROR message when a held dialog pauses the page (README: protocol).
 DIALOG_OPEN = "DIALOG_OPEN"
-# Extended mode: select_option on an element of these roles (not a <select>) clicks the option (_select_custom).
-LISTBOX_ROLES = frozenset({"listbox", "combobox", "menu", "tree", "grid", "radiogroup", "tablist"})
-# `this`: the listbox; true when the element marked with the token is inside it or in what it controls/owns.
-OPTION_OF_SCRIPT = r"""function(token) {
-    const root = this.getRootNode();
-    const ids = `${this.getAttribute('aria-controls') || ''} ${this.getAttribute('aria-owns') || ''}`;
-    const scopes = [this, ...ids.split(/\s+/).filter(Boolean).map((id) =>
-        (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id)).filter(Boolean)];
-    for (const scope of scopes)
-        for (const e of scope.querySelectorAll('*')) if (e.__cdpEngineOption === token) return true;
-    return false;
-}"""
 NAVIGABLE_SCHEMES = INDEX_SCHEMES  # the default navigation policy (core/policies.py); see ElementIndex.policies
 
 
@@ -181,8 +170,8 @@ class ElementIndex:
         self, raw_action: Any, *, screenshot: ScreenshotSpec = True, interactive: str | None = None
     ) -> dict[str, Any]:
         """Run one action (see _act); a span and an Activity as state() has. The state after it holds
-        `interactive`'s set (default: the tab's)."""
-        mode = self._mode(interactive)
+        `interactive`'s set (default: that of the state the action's indices came from, else the tab's)."""
+        mode = self._mode(interactive if interactive is not None or self.current is None else self.current.interactive)
         if activity.watching():
             t0, started = time.perf_counter(), time.time()
             activity.begin()
@@ -742,6 +731,11 @@ class ElementIndex:
         amount = pixels if pixels is not None else (height if direction in ("up", "down") else width)
         dx = {"left": -amount, "right": amount}.get(direction, 0)
         dy = {"up": -amount, "down": amount}.get(direction, 0)
+        if capture.interactive == "extended":
+            # Extended mode also reaches content in an inner scroll container when the page cannot move.
+            script = f"({SCROLL_INNER_SCRIPT})({dx}, {dy}, {'true' if pixels is None else 'false'})"
+            await self.settle(self.tab.evaluate(script, timeout=5.0))
+            return
         await self.settle(
             self.tab.evaluate(f"window.scrollBy({{left: {dx}, top: {dy}, behavior: 'instant'}})", timeout=5.0)
         )

@@ -1067,7 +1067,7 @@ class _Builder:
                 i = end[i]
                 continue
             name = names[i]
-            if name in SKIP_CONTENT:
+            if name in SKIP_CONTENT and i not in extended:  # an extended target may be an svg icon
                 i = end[i]
                 continue
             if truncated:

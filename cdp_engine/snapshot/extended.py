@@ -13,11 +13,12 @@ the snapshot's `isClickable` flag (click, mousedown and mouseup listeners, Chrom
 - ``editable``: `contenteditable="plaintext-only"` (the strict list has the other values);
 - ``focusable``: `tabindex` >= 0 on an element with no semantics of its own;
 - ``listener``: the element itself has a click, mousedown or mouseup listener;
-- ``delegated``: an item of a list whose container holds the listener (the smallest meaningful target);
+- ``delegated``: an item of a list whose container holds the listener (the smallest meaningful target;
+  see _delegate for what counts as a list);
 - ``pointer``: where `cursor: pointer` starts (the element's parent has another cursor).
 
-Never candidates: html, body (page-wide listeners), anything inside a strict interactive element or
-under `aria-disabled="true"`. Nested candidates are de-duplicated: a candidate whose only content is
+Never candidates: html, body (page-wide listeners), anything inside a strict interactive element, an
+svg (an svg icon itself may be one) or under `aria-disabled="true"` / `disabled`. Nested candidates are de-duplicated: a candidate whose only content is
 other interactive elements (a pointer wrapper around a button) is dropped; a listener, pointer or
 delegated candidate holding three or more interactive elements is a container, not a target.
 
@@ -51,15 +52,14 @@ class _Doc(Protocol):
 
 INTERACTIVE_MODES = ("strict", "extended")
 # Widget roles the strict list (capture.INTERACTIVE_ROLES) leaves out.
-EXTENDED_ROLES = frozenset(
-    {"tab", "treeitem", "menuitemcheckbox", "menuitemradio", "slider", "spinbutton", "gridcell", "row"}
-)
+# (Not row or gridcell: explicit on every row of many read-only grids; a clickable row has a listener or cursor.)
+EXTENDED_ROLES = frozenset({"tab", "treeitem", "menuitemcheckbox", "menuitemradio", "slider", "spinbutton"})
 STRICT_TAGS = frozenset({"a", "button", "input", "textarea", "select", "option", "label"})
 STRICT_ROLES = frozenset(
     {"button", "link", "menuitem", "checkbox", "radio", "switch", "textbox", "searchbox", "combobox", "listbox", "option"}
 )  # fmt: skip
-NEVER = frozenset({"html", "body", "head", "script", "style", "noscript", "template", "svg", "iframe", "frame"})
-NEVER_INSIDE = NEVER - {"html", "body"}  # nothing under these is a candidate either
+NEVER = frozenset({"html", "body", "head", "script", "style", "noscript", "template", "iframe", "frame"})
+NEVER_INSIDE = (NEVER - {"html", "body"}) | {"svg"}  # nothing under these is a candidate (an svg icon itself may be)
 TAG_DECIDES = STRICT_TAGS | {"summary"}
 # Attributes detection reads: an element with none of them needs no attribute decoding (capture._Doc.marked).
 DETECTION_ATTRS = ("role", "aria-expanded", "aria-haspopup", "contenteditable", "tabindex", "aria-disabled", "disabled")
@@ -145,8 +145,10 @@ def _tabbable(attrs: dict[str, str]) -> bool:
 
 
 def _delegate(doc: _Doc, found: dict[int, str]) -> None:
-    """A listener on a list of like items (≥2 element children with a box, one tag, text each, and no text
-    of the container's own) stands for its items: they become the targets ("delegated")."""
+    """A listener on a list of like items stands for its items ("delegated"): they become the targets. Like
+    items are the element children (with a box and text each, the container having no text of its own) of a
+    list tag (ul, ol, table, ...), or two or more children sharing tag and a class, or children all of one
+    tag stacked one below the other. A row of unlike cells (an e-mail row) stays one target."""
     names, types, end, rects, text_of = doc.names, doc.types, doc.end, doc.rects, doc.text_of
     for node in [k for k, r in found.items() if r == "listener"]:
         kids: list[int] = []
@@ -160,11 +162,19 @@ def _delegate(doc: _Doc, found: dict[int, str]) -> None:
             j = end[j]
         if own_text or len(kids) < 2:
             continue
-        tags = [names[k] for k in kids]
-        tag = max(set(tags), key=tags.count)
-        items = [k for k in kids if names[k] == tag and _has_text(doc, k)]
-        if len(items) < 2 or not (names[node] in LIST_TAGS or _stacked(rects, items)):
-            continue  # a row of cells side by side is one target (an e-mail row), not its cells
+        keys = [(names[k], doc.attributes(k).get("class", "").strip()) for k in kids]
+        key = max(set(keys), key=keys.count)
+        if names[node] in LIST_TAGS:
+            items = [k for k, (tag, _cls) in zip(kids, keys, strict=True) if tag == key[0]]
+        elif key[1] and keys.count(key) >= 2:
+            items = [k for k, k_key in zip(kids, keys, strict=True) if k_key == key]
+        elif len({tag for tag, _cls in keys}) == 1 and _stacked(rects, kids):
+            items = kids
+        else:
+            continue
+        items = [k for k in items if _has_text(doc, k)]
+        if len(items) < 2:
+            continue
         del found[node]
         for k in items:
             found.setdefault(k, "delegated")
