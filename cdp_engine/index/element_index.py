@@ -158,7 +158,7 @@ class ElementIndex:
             activity.Activity(
                 "index", name, started, activity.since(t0), tab=self.tab, url=self.tab.url,
                 ok=not isinstance(error, dict), error=str(error.get("code")) if isinstance(error, dict) else None,
-                arguments=action, timings=dict(self.tab.last_timings), state=state,
+                arguments=action, timings=dict(self.tab.last_timings), state=state, boxes=self.boxes_with_viewport,
             )
         )  # fmt: skip
 
@@ -347,6 +347,10 @@ class ElementIndex:
         """The state when no capture was ever possible (the page faulted first): its URL and nothing else."""
         url = self.tab.url
         return {"url": url, "page_content": "", "element_index": {}, "screenshot": "", "state_hash": state_hash(url, "")}
+
+    def boxes_with_viewport(self) -> tuple[dict[int, dict[str, Any]], tuple[float, ...] | None]:
+        """boxes() and the viewport they were measured in (its scroll), for a live view's overlay."""
+        return self.boxes(), (self.current.viewport if self.current is not None else None)
 
     def boxes(self) -> dict[int, dict[str, Any]]:
         """Each indexed element's box for the state last returned, keyed by index (snapshot/boxes.py): read
