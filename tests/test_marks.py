@@ -230,6 +230,12 @@ async def test_marks_follow_a_scaled_screenshot_and_keep_its_format(tab: cdp_eng
     assert (shot.width, shot.height) == (640, 360)
     drawn = shot.marked[0]  # the outline: the CSS box at half size
     assert all(abs(d - b / 2) <= 0.5 for d, b in zip(drawn, save.box, strict=True)), (drawn, save.box)
+    # Given where the boxes were measured (the state's viewport), the capture need not read it: same marks.
+    clip = ScreenshotOptions(clip={"x": 20, "y": 40, "width": 600, "height": 300}, scale=0.5)
+    read = await tab.capture_screenshot(clip, marks=[save])
+    assert tab.element_index.current is not None
+    given = await tab.capture_screenshot(clip, marks=[save], viewport=tab.element_index.current.viewport)
+    assert read.marked == given.marked and abs(read.marked[0][0] - (save.box[0] - 20) / 2) <= 0.5
     jpeg = await tab.screenshot(marks=True, format="jpeg", quality=70)
     assert jpeg[:2] == b"\xff\xd8"
     webp = await tab.screenshot(marks=True, format="webp")
@@ -404,3 +410,50 @@ async def test_marks_under_a_strict_content_security_policy(tab: cdp_engine.Tab,
     image = await tab.screenshot(marks=True)
     assert image[:8] == b"\x89PNG\r\n\x1a\n" and image != await tab.screenshot()  # drawn
     assert await tab.evaluate("window.__violations") == 0
+
+
+async def test_marks_reuse_the_state_image_only_while_it_is_the_page(tab: cdp_engine.Tab, site: Any) -> None:
+    await open_page(tab, site, WATCHED)
+    await tab.state(screenshot=True)
+    on_state = await tab.element_index.marked_state_screenshot()
+    assert on_state is not None
+    sent: list[str] = []
+    real_send = tab.session.send
+
+    def spy(method: str, *args: Any, **kwargs: Any) -> Any:
+        sent.append(method)
+        return real_send(method, *args, **kwargs)
+
+    tab.session.send = spy  # type: ignore[method-assign]  # counts commands; the browser is real
+    try:
+        assert await tab.screenshot_base64(marks=True) == on_state.data  # unchanged page: the state's image
+        assert "Page.captureScreenshot" not in sent
+        jpeg = await tab.screenshot_base64(marks=True, format="jpeg")  # other options: a new capture
+        assert jpeg != on_state.data and "Page.captureScreenshot" in sent
+    finally:
+        del tab.session.send
+    await tab.evaluate("document.body.style.background = 'rgb(0, 0, 255)'")
+    fresh = await tab.screenshot_base64(marks=True)  # the page changed: a new capture, the state's marks on it
+    assert fresh != on_state.data
+    _, _, rows = rgb_rows(fresh)
+    assert rows[5][:3] == bytes((0, 0, 255))
+
+
+async def test_a_listbox_options_have_their_own_boxes(tab: cdp_engine.Tab, site: Any) -> None:
+    html = (
+        "<!doctype html><body style='margin:0'><select size=3 id=l style='position:absolute;left:10px;top:10px'>"
+        "<option>a</option><option>b</option><option>c</option></select></body>"
+    )
+    await open_page(tab, site, html)
+    state = await tab.state(screenshot=False)
+    boxes = await tab.boxes()
+    options = [int(k) for k, v in state["element_index"].items() if v["tag"] == "option"]
+    rects = await tab.evaluate(
+        "[...document.querySelectorAll('option')].map(o => { const r = o.getBoundingClientRect();"
+        " return [r.x, r.y, r.width, r.height]; })"
+    )
+    assert len(options) == 3
+    for index, rect in zip(options, rects, strict=True):
+        assert boxes[index]["visible"]
+        assert_close(boxes[index], rect)
+    assert {m.label for m in await tab.element_index.marks()} == {k for k in state["element_index"]}

@@ -725,11 +725,13 @@ class Tab:
         timeout: float | None = None,
         marks: Sequence[Mark] | None = None,
         world: int | None = None,
+        viewport: tuple[float, float, float, float] | None = None,
     ) -> str:
         """The viewport (or a clip of the page, or the whole page) at `scale`, within a maximum size, as
         base64; the viewport size stays what the browser set. See files.ScreenshotOptions. `marks`: boxes
         to outline and label on the image (core/marks.py), never on the page, drawn in `world` (an isolated
-        world's context id, core/worlds.py; AgentTab passes the engine's own)."""
+        world's context id, core/worlds.py; AgentTab passes the engine's own); `viewport`: where the marks'
+        boxes were measured (files.capture_screenshot)."""
         options = files.ScreenshotOptions(
             format=format,
             quality=quality,
@@ -740,7 +742,8 @@ class Tab:
             full_page=full_page,
             optimize_for_speed=optimize_for_speed,
         )
-        return (await self.capture_screenshot(options, timeout=timeout, marks=marks, world=world)).data
+        shot = await self.capture_screenshot(options, timeout=timeout, marks=marks, world=world, viewport=viewport)
+        return shot.data
 
     async def capture_screenshot(
         self,
@@ -749,13 +752,16 @@ class Tab:
         timeout: float | None = None,
         marks: Sequence[Mark] | None = None,
         world: int | None = None,
+        viewport: tuple[float, float, float, float] | None = None,
     ) -> files.Screenshot:
         """A screenshot as `options` say, with its size. Every surface's screenshot goes through here
         (files.capture_screenshot) or, for a capture that gathers it with other commands,
         files.start_screenshot. `marks` (boxes in viewport CSS px) are drawn on the image in `world`, an
         isolated world of the main frame (Worlds.of(tab).context(tab.main_frame_id)): the page sees nothing."""
         self.check_open()
-        return await files.capture_screenshot(self.session, options, timeout=timeout, marks=marks, world=world)
+        return await files.capture_screenshot(
+            self.session, options, timeout=timeout, marks=marks, world=world, viewport=viewport
+        )
 
     async def pdf_base64(
         self,

@@ -188,16 +188,18 @@ async def capture_screenshot(
     timeout: float | None = None,
     marks: Sequence[Mark] | None = None,
     world: int | None = None,
+    viewport: tuple[float, float, float, float] | None = None,
 ) -> Screenshot:
     """A screenshot as `options` say: the one function every surface's screenshot goes through.
 
     The page region is asked for only when the options need it. A maximum size is kept at any device
     scale factor: when the image comes out larger (a scale factor above 1), it is taken once more,
     scaled down by what the first showed. `marks` (boxes in viewport CSS px) are drawn on the image in
-    `world`, an isolated world of the page (core/marks.py): the page itself is never changed."""
+    `world`, an isolated world of the page (core/marks.py): the page itself is never changed. `viewport`
+    (width, height, scroll x, scroll y: where the boxes were measured, a state's) spares reading it."""
     options = options or ScreenshotOptions()
     metrics: asyncio.Future[dict[str, Any]] | None = None
-    if marks:  # the boxes are in viewport px: where the viewport is decides where they go
+    if marks and viewport is None:  # the boxes are in viewport px: where the viewport is decides where they go
         metrics = session.send("Page.getLayoutMetrics", timeout=timeout)  # in flight with the capture
         if options.needs_region and region is None:
             region = _region_of(await metrics, full_page=options.full_page)
@@ -205,7 +207,8 @@ async def capture_screenshot(
         region = await page_region(session, full_page=options.full_page, timeout=timeout)
     params = screenshot_params(options, region)
     data = str((await _send_screenshot(session, params, timeout))["data"])
-    viewport = _viewport_of(await metrics) if metrics is not None else None
+    if metrics is not None:
+        viewport = _viewport_of(await metrics)
     width, height = image_size_base64(data) or (None, None)
     over = _oversize(options, width, height)
     if over < 1.0 and "clip" in params:

@@ -66,10 +66,8 @@ class BrowserEnv:
     when the tab attaches, before it runs); ``permissions`` are granted to each episode's context.
     ``prewarm`` prepares the next episode's context and blank tab while the current one runs: a
     new context needs a new renderer process, the one slow part of a reset; the old context is
-    disposed in the background. ``som`` adds BrowserGym's set-of-marks observation: ``screenshot_som``, the
-    state's own screenshot with each indexed element outlined and labelled with its index (drawn on the
-    image, never on the page: docs/marks.md), and ``element_boxes``, each index's box (tab.boxes()); the
-    state itself is unchanged. ``step_timeout`` / ``reset_timeout``: each call's one overall deadline
+    disposed in the background. ``som``: BrowserGym's set-of-marks observation, ``screenshot_som`` (the state's
+    own screenshot, marked with each index) and ``element_boxes`` (docs/marks.md). ``step_timeout`` / ``reset_timeout``: each call's one overall deadline
     (default navigation_timeout + command_timeout, act()'s; see docs/architecture.md#deadlines). ``allowed_origins`` / ``blocked_origins``: what an episode may reach, redirects and popups too (docs/policies.md).
     """
 
@@ -348,20 +346,7 @@ class BrowserEnv:
             obs["screenshot"] = ""
         if self.read_page:
             obs["read_page"] = state.get("page_content", "")
-        if self.som:
-            await self._add_marks(obs)
-        return obs
-
-    async def _add_marks(self, obs: dict[str, Any]) -> None:
-        """screenshot_som and element_boxes of the active tab's state last returned (the one observed)."""
-        active = self._tabs.active
-        index = ElementIndex.of(active) if active is not None and not active.closed else None
-        marked = None
-        if index is not None:
-            with contextlib.suppress(CDPEngineError, TimeoutError):  # a faulted page: the observation without
-                marked = await index.marked_state_screenshot(timeout=5.0)
-        obs["screenshot_som"] = marked.data if marked is not None else ""
-        obs["element_boxes"] = {str(i): box for i, box in index.boxes().items()} if index is not None else {}
+        return await _add_marks(self._tabs.active, obs) if self.som else obs
 
     def _record(self, step: int, action: Any, state: dict[str, Any], info: dict[str, Any]) -> None:
         if self.recorder is not None:
@@ -371,6 +356,18 @@ class BrowserEnv:
     def _new_step(self) -> None:
         self._timer.settle = 0.0
         self._tabs.new_step()
+
+
+async def _add_marks(active: Tab | None, obs: dict[str, Any]) -> dict[str, Any]:
+    """obs plus screenshot_som and element_boxes of the active tab's state last returned (the one observed)."""
+    index = ElementIndex.of(active) if active is not None and not active.closed else None
+    marked = None
+    if index is not None:
+        with contextlib.suppress(CDPEngineError, TimeoutError):  # a faulted page: the observation without
+            marked = await index.marked_state_screenshot(timeout=5.0)
+    obs["screenshot_som"] = marked.data if marked is not None else ""
+    obs["element_boxes"] = {str(i): box for i, box in index.boxes().items()} if index is not None else {}
+    return obs
 
 
 def _info(

@@ -54,10 +54,22 @@ class AgentTab(core.Tab):
         """A new screenshot (core Tab.screenshot_base64 options); `marks=True` outlines and labels each
         indexed element of the state last returned with its index (a state is captured first when there is
         none), composited on the image in the engine's isolated world: the page and the state see nothing.
-        The boxes are the state's: call state() first if the page may have moved since. tab.screenshot()
-        takes the same arguments and returns bytes."""
-        chosen = await self.element_index.marks() if marks is True else (marks or None)
-        return await super().screenshot_base64(marks=chosen, **options)  # drawn by capture_screenshot below
+        The boxes are the state's: call state() first if the page may have moved since. When the state has a
+        screenshot with these options and the page provably painted nothing since (the state cache's test),
+        that image is marked instead of taking a new one. tab.screenshot() takes the same arguments (bytes)."""
+        if marks is True:  # the state's marks, measured in the state's viewport
+            index = self.element_index
+            chosen = await index.marks()
+            current = index.current
+            if current is not None and current.state.get("screenshot"):
+                wanted = ScreenshotOptions(**{k: v for k, v in options.items() if k not in ("timeout", "viewport")})
+                if await index.capturer.screenshot_current(current, wanted):  # the state's image is the page now
+                    marked = await index.marked_state_screenshot(timeout=options.get("timeout"))
+                    if marked is not None:
+                        return marked.data
+            options.setdefault("viewport", current.viewport if current is not None else None)
+            return await super().screenshot_base64(marks=chosen, **options)  # drawn by capture_screenshot below
+        return await super().screenshot_base64(marks=marks or None, **options)
 
     async def capture_screenshot(
         self,
@@ -66,11 +78,12 @@ class AgentTab(core.Tab):
         timeout: float | None = None,
         marks: Sequence[Mark] | None = None,
         world: int | None = None,
+        viewport: tuple[float, float, float, float] | None = None,
     ) -> files.Screenshot:
         """core Tab.capture_screenshot; `marks` are drawn in the engine's isolated world unless `world` says."""
         if marks and world is None:
             world = await Worlds.of(self).context(self.main_frame_id)
-        return await super().capture_screenshot(options, timeout=timeout, marks=marks, world=world)
+        return await super().capture_screenshot(options, timeout=timeout, marks=marks, world=world, viewport=viewport)
 
     async def act(self, action: Any, *, screenshot: Screenshot = True) -> dict[str, Any]:
         """Run one protocol action (dict or JSON text); the next state, or the previous one plus `error`."""

@@ -244,7 +244,11 @@ async def browser_screenshot(
                 render(page.last_tree, page.refs)
             chosen = ref_marks(page.last_tree, page.refs)
             world = await Worlds.of(tab).context(tab.main_frame_id)
-        shot = await tab.capture_screenshot(options, timeout=max(1.0, ctx.remaining()), marks=chosen, world=world)
+        # The viewport the region was read from (a full page's region is the page: read with the capture).
+        viewport = None if full_page else (w, h, float(region["x"]), float(region["y"]))
+        shot = await tab.capture_screenshot(
+            options, timeout=max(1.0, ctx.remaining()), marks=chosen, world=world, viewport=viewport
+        )
         encoded = shot.data
         raw = base64.b64decode(encoded)
         data: dict[str, Any] = {

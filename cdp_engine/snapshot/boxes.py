@@ -14,8 +14,8 @@ One box (JSON-ready):
      "screenshot": {"x": 4, "y": 20.2, "width": 30.6, "height": 10.5}}   # image px, only when the
                                                             # state's screenshot was scaled or clipped
 
-An <option> rides on its select's box and is not visible by itself (a closed select draws only its
-selected option); `select` names that select's index.
+An <option> names its select's index in `select`. A listbox's options (size > 1, multiple) have boxes of their
+own; a drop-down's ride on their select's box and are not visible (a closed select draws only its selected one).
 """
 
 from __future__ import annotations
@@ -84,8 +84,8 @@ def box_entry(
 def element_box(
     element: Element, viewport: tuple[float, float, float, float], transform: ImageTransform | None
 ) -> dict[str, Any]:
-    """One indexed element's box entry; an option's is its select's (`select`: that select's index)."""
-    entry = box_entry(element.box, element.visible and element.tag != "option", viewport, transform)
+    """One indexed element's box entry; an option names its select (`select`: that select's index)."""
+    entry = box_entry(element.box, element.visible, viewport, transform)
     if element.select_index is not None:
         entry["select"] = element.select_index
     return entry
@@ -102,11 +102,11 @@ def state_boxes(capture: Capture | None, indices: Iterable[int] | None = None) -
 
 
 def state_marks(capture: Capture | None) -> list[Mark]:
-    """The marks of a state: each indexed element that showed (options ride on their select), labelled
-    with its index."""
+    """The marks of a state: each indexed element that showed (a listbox's options too; a drop-down's are
+    hidden in it), labelled with its index."""
     if capture is None:
         return []
-    return [Mark(str(i), el.box) for i, el in capture.elements.items() if el.visible and el.tag != "option"]
+    return [Mark(str(i), el.box) for i, el in capture.elements.items() if el.visible]
 
 
 # ----- refs (the toolset's read_page / find, the MCP snapshot) ------------------------------------

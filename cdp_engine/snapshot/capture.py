@@ -669,6 +669,16 @@ class StateCapturer:
             state, last.elements, last.version_key, last.viewport, timings, shot_options, shot_still, shot_region
         )
 
+    async def screenshot_current(self, capture: Capture, options: ScreenshotOptions) -> bool:
+        """Whether `capture`'s screenshot is what a capture with `options` would show now: the same options,
+        an unchanged page and equal still signatures (it could not have painted by itself), as the cache
+        decides reuse. One probe round trip."""
+        key = capture.version_key
+        if capture.shot_options != options or capture.shot_still is None or key[0] != self.tab.dom_version:
+            return False
+        sent = self.send_probes(still=True)
+        return await self.read_probes(sent) == key and await self.still_signature(sent) == capture.shot_still
+
     async def _shot_region(
         self, options: ScreenshotOptions, viewport: tuple[float, float, float, float]
     ) -> dict[str, float] | None:
@@ -1429,7 +1439,8 @@ class _Builder:
             sel = self._by_node.get((id(doc), select_node))
             if sel is None:
                 return None  # an option is indexed when its (visible) select is
-            box, visible = sel.box, True
+            # A listbox draws its options (their own boxes); a drop-down's options have none and ride on it.
+            box, visible = self.visible_box(doc, node) if node in doc.rects else (sel.box, False)
             select_index = sel.index
         else:
             box, visible = self.visible_box(doc, node)
