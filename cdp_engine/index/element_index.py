@@ -15,8 +15,6 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from ..core import activity, input, navigation, tracing
 from ..core.files import Screenshot, ScreenshotSpec, image_size_base64, mark_image
 from ..core.identity import DOM_LOOK, Verdict, verify
@@ -34,6 +32,7 @@ from ..errors import (
 )
 from ..snapshot.boxes import shot_transform, state_boxes, state_marks
 from ..snapshot.capture import Capture, Element, StateCapturer, state_hash
+from . import watch
 from .actions import ActionValidationError, json_safe, parse_action
 
 if TYPE_CHECKING:
@@ -85,16 +84,6 @@ def invalid_index_message(index: int, verdict: Verdict) -> str:
     )
 
 
-def _decoded(raw_action: Any) -> Any:
-    """The action as an object for the watchers (the HTTP service passes the request body's bytes)."""
-    if isinstance(raw_action, bytes | str):
-        try:
-            return orjson.loads(raw_action)
-        except orjson.JSONDecodeError:
-            return raw_action
-    return raw_action
-
-
 class ElementIndex:
     """State capture and protocol actions for one tab; `ElementIndex.of(tab)` is the tab's one instance."""
 
@@ -122,45 +111,16 @@ class ElementIndex:
 
     async def state(self, *, screenshot: ScreenshotSpec = True, jpeg_quality: int = 80) -> dict[str, Any]:
         """The current state object (see _state); a span with its timings when tracing is on (core/tracing.py),
-        an Activity for the watchers when any (core/activity.py)."""
+        an Activity for the watchers when any (core/activity.py, index/watch.py)."""
         if activity.watching():
-            t0, started = time.perf_counter(), time.time()
-            activity.begin()
-            try:
-                state = await self._traced_state(screenshot, jpeg_quality)
-            except Exception as exc:  # a browser fault state() raises: the watchers see it too
-                activity.end()
-                self._report("state", None, {"error": {"code": type(exc).__name__}}, t0, started)
-                raise
-            activity.end()
-            self._report("state", None, state, t0, started)
-            return state
+            return await watch.observed(self.tab, watch.STATE, self._traced_state(screenshot, jpeg_quality), self.boxes_with_viewport)
         return await self._traced_state(screenshot, jpeg_quality)
 
     async def act(self, raw_action: Any, *, screenshot: ScreenshotSpec = True) -> dict[str, Any]:
         """Run one action (see _act); a span and an Activity as state() has."""
         if activity.watching():
-            t0, started = time.perf_counter(), time.time()
-            activity.begin()
-            try:
-                state = await self._traced_act(raw_action, screenshot)
-            finally:
-                activity.end()
-            action = _decoded(raw_action)
-            name = action.get("action") if isinstance(action, dict) else None
-            self._report(str(name or "?"), action, state, t0, started)
-            return state
+            return await watch.observed(self.tab, raw_action, self._traced_act(raw_action, screenshot), self.boxes_with_viewport)
         return await self._traced_act(raw_action, screenshot)
-
-    def _report(self, name: str, action: Any, state: dict[str, Any], t0: float, started: float) -> None:
-        error = state.get("error")
-        activity.emit(
-            activity.Activity(
-                "index", name, started, activity.since(t0), tab=self.tab, url=self.tab.url,
-                ok=not isinstance(error, dict), error=str(error.get("code")) if isinstance(error, dict) else None,
-                arguments=action, timings=dict(self.tab.last_timings), state=state, boxes=self.boxes_with_viewport,
-            )
-        )  # fmt: skip
 
     async def _traced_state(self, screenshot: ScreenshotSpec, jpeg_quality: int) -> dict[str, Any]:
         if not tracing.enabled():
