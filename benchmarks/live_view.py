@@ -20,6 +20,10 @@ On a static task page and on an animated page, back to back (a tight loop: the v
 while a call runs and shows the state's own screenshot instead), and on the animated page with 0.3 s of
 "model turn" between steps (animated+think: the screencast runs live between the steps; the think time is
 not counted). Medians; the ratio is each case's median over "no view" of the same page.
+
+Then why the view's frames are one capture at a time: raw screencasts (continuous at 1280 px and 10 fps, at
+800 px and 5 fps, and one capture at a time) running during a think pause on the animated page and stopped when
+the step begins, interleaved step by step in random order on one tab, against no screencast.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import datetime as dt
 import json
 import os
 import platform
+import random
 import statistics
 import sys
 import time
@@ -156,9 +161,68 @@ async def _case(
         await context.close()
 
 
+DESIGNS = ("no screencast", "continuous 1280 px 10 fps", "continuous 800 px 5 fps", "one capture at a time 800 px 5 fps")
+
+
+async def designs(browser: cdp_engine.Browser, url: str, steps: int) -> dict[str, list[float]]:
+    """Why the view takes one capture at a time: raw screencasts during a 0.3 s think pause, stopped when the
+    step begins, and the step time after it; the designs interleaved step by step in random order on one tab."""
+    context = await browser.new_context()
+    tab = await context.new_tab(url)
+    session, loop = tab.session, asyncio.get_running_loop()
+    now: dict[str, Any] = {"design": DESIGNS[0], "capturing": False, "last": 0.0}
+
+    def ack(frame_session: Any) -> None:
+        now["last"] = loop.time()
+        session.send("Page.screencastFrameAck", {"sessionId": frame_session})
+
+    def on_frame(params: dict[str, Any]) -> None:
+        if now["design"].startswith("one capture"):
+            session.send("Page.stopScreencast")
+            now["capturing"] = False
+            ack(params["sessionId"])
+        else:
+            fps = 10 if "10 fps" in now["design"] else 5
+            loop.call_later(max(0.0, now["last"] + 1 / fps - loop.time()), ack, params["sessionId"])
+
+    session.on("Page.screencastFrame", on_frame)
+    index = ElementIndex.of(tab)
+    state = await index.state(screenshot="jpeg")
+    button = next(int(i) for i, e in state["element_index"].items() if e["tag"] == "button")
+    order = list(DESIGNS) * steps
+    random.Random(1).shuffle(order)
+    times: dict[str, list[float]] = {d: [] for d in DESIGNS}
+    for design in order:
+        now["design"] = design
+        size = 1280 if "1280" in design else 800
+        params = {"format": "jpeg", "quality": 60, "maxWidth": size, "maxHeight": size * 5 // 8}
+        if design.startswith("continuous"):
+            session.send("Page.startScreencast", params)
+            await asyncio.sleep(THINK)
+            session.send("Page.stopScreencast")
+        elif design.startswith("one capture"):
+            end = time.perf_counter() + THINK
+            while time.perf_counter() < end:
+                if not now["capturing"]:
+                    now["capturing"] = True
+                    session.send("Page.startScreencast", params)
+                await asyncio.sleep(0.2)
+            if now["capturing"]:
+                session.send("Page.stopScreencast")
+                now["capturing"] = False
+        else:
+            await asyncio.sleep(THINK)
+        t0 = time.perf_counter()
+        await index.act({"action": "click_element", "element_index": button}, screenshot="jpeg")
+        times[design].append((time.perf_counter() - t0) * 1000)
+    await context.close()
+    return times
+
+
 async def main(
     rounds: int, steps: int, pages: tuple[str, ...] = ("task", "animated"), cases: tuple[str, ...] = CASES,
     options: dict[str, Any] | None = None,
+    design_steps: int = 40,
 ) -> dict[str, Any]:
     options = options or {}
     runner, base = await _serve_pages()
@@ -176,6 +240,7 @@ async def main(
                     for key in ("frames", "sent", "dropped"):
                         agg[key] += one[key]
                     print(f"{page:9} round {r + 1} {case:24} median {statistics.median(one['times']):7.1f} ms, frames {one['frames']}", flush=True)
+        design_times = await designs(browser, f"{base}/animated", design_steps) if design_steps else {}
         version = browser.version.get("product", "")
     await runner.cleanup()
     summary: dict[str, Any] = {
@@ -202,6 +267,12 @@ async def main(
                 "frames_dropped": v["dropped"],
             }
             for case, v in cases.items()
+        }
+    if design_times:
+        none = statistics.median(design_times[DESIGNS[0]])
+        summary["designs"] = {
+            d: {"median_ms": round(statistics.median(t), 2), "n": len(t), "ratio": round(statistics.median(t) / none, 3)}
+            for d, t in design_times.items()
         }
     return summary
 
@@ -233,6 +304,18 @@ def write(summary: dict[str, Any]) -> None:
                 f"{v['frames_sent']} | {v['frames_dropped']} |"
             )
         lines.append("")
+    if summary.get("designs"):
+        lines += [
+            "## Why one capture at a time (raw screencasts on the animated page)",
+            "",
+            "A screencast running during a 0.3 s think pause and stopped when the step begins; the step after it.",
+            "The designs interleaved step by step in random order on one tab.",
+            "",
+            "| screencast during the pause | median ms | n | ratio to none |",
+            "|---|---:|---:|---:|",
+            *(f"| {d} | {v['median_ms']} | {v['n']} | {v['ratio']}× |" for d, v in summary["designs"].items()),
+            "",
+        ]
     (RESULTS / "live_view.md").write_text("\n".join(lines))
 
 
@@ -245,12 +328,13 @@ if __name__ == "__main__":
     parser.add_argument("--max-fps", type=float, help="LiveView(max_fps=...) (default: the view's)")
     parser.add_argument("--quality", type=int, help="LiveView(quality=...)")
     parser.add_argument("--max-width", type=int, help="LiveView(max_size=(w, w * 5 // 8))")
+    parser.add_argument("--design-steps", type=int, default=40, help="steps per screencast design (0: skip them)")
     parser.add_argument("--no-write", action="store_true", help="print only (trying settings)")
     args = parser.parse_args()
     view_options: dict[str, Any] = {k: v for k, v in {"max_fps": args.max_fps, "quality": args.quality}.items() if v is not None}
     if args.max_width:
         view_options["max_size"] = (args.max_width, args.max_width * 5 // 8)
-    result = asyncio.run(main(args.rounds, args.steps, tuple(args.pages.split(",")), tuple(args.cases.split(",")), view_options))
+    result = asyncio.run(main(args.rounds, args.steps, tuple(args.pages.split(",")), tuple(args.cases.split(",")), view_options, args.design_steps))
     if args.no_write:
         print(json.dumps(result["pages"], indent=1))
         sys.exit(0)

@@ -60,6 +60,7 @@ def test_the_wheel_in_a_fresh_venv(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"cdp_engine/py.typed", "cdp_engine/protocol/schemas/action.json",
             "cdp_engine/protocol/schemas/tools/mcp-tools.json", "cdp_engine/protocol/vectors/states.json"} <= names  # fmt: skip
+    assert {"cdp_engine/view/__init__.py", "cdp_engine/view/page.html"} <= names  # the live and replay view's page
     assert not any(name.startswith(("tests/", "benchmarks/")) for name in names)
 
     venv = tmp_path / "venv"

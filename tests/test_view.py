@@ -180,12 +180,16 @@ async def test_the_hook_reports_toolset_calls(browser: cdp_engine.Browser, site:
         await toolset.start()
         await toolset.call("navigate", {"url": url})
         _content, is_error = await toolset.call("navigate", {"url": "notaurl:"})
+        await toolset.call("read_page", {})
+        calls = [a for a in seen if a.surface == "toolset"]
+        assert calls[-1].boxes is not None
+        boxes, _viewport = calls[-1].boxes()  # the overlay of a toolset tab: read_page's refs
         await toolset.close()
     finally:
         off()
         await context.close()
-    calls = [a for a in seen if a.surface == "toolset"]
-    assert [a.name for a in calls] == ["navigate", "navigate"]
+    assert [a.name for a in calls] == ["navigate", "navigate", "read_page"]
+    assert len(boxes) >= 3 and all(str(ref).startswith("ref_") for ref in boxes)
     assert calls[0].ok and calls[0].url == url and calls[0].tab is not None
     assert not calls[1].ok and is_error and calls[1].error
 
@@ -260,14 +264,19 @@ async def test_the_hook_reports_mcp_tool_calls_with_their_tab(browser: cdp_engin
         await tools.call("browser_create_instance", {"name": "v"})
         await tools.call("browser_navigate", {"instance": "v", "url": url})
         await tools.call("browser_click", {"instance": "v", "ref": "e999"})
+        await tools.call("browser_snapshot", {"instance": "v"})
+        calls = [a for a in seen if a.surface == "mcp"]
+        assert calls[-1].boxes is not None
+        boxes, viewport = calls[-1].boxes()  # the overlay of an MCP page: the snapshot's refs
     finally:
         off()
         await manager.close()
-    calls = [a for a in seen if a.surface == "mcp"]
-    assert [a.name for a in calls] == ["browser_create_instance", "browser_navigate", "browser_click"]
+    assert [a.name for a in calls] == ["browser_create_instance", "browser_navigate", "browser_click", "browser_snapshot"]
     navigate, click = calls[1], calls[2]
     assert navigate.ok and navigate.tab is not None and navigate.url == url and navigate.ms > 0
     assert not click.ok and click.error == "stale_ref" and click.arguments == {"instance": "v", "ref": "e999"}
+    assert viewport is None and len(boxes) >= 3 and all(str(ref).startswith("e") for ref in boxes)
+    assert all({"x", "y", "width", "height", "visible"} <= set(box) for box in boxes.values())
 
 
 # ----- the command --------------------------------------------------------------------------------------------
@@ -415,3 +424,11 @@ async def test_the_screencast_pauses_while_a_call_runs_and_the_state_screenshot_
                 await wait(lambda: not cast.paused, 10)  # the engine is idle again: live frames resume
     finally:
         await context.close()
+
+
+def test_the_servers_take_view_and_record() -> None:
+    for command in ("serve", "mcp"):
+        result = _cli(command, "--help")
+        assert result.returncode == 0 and "--view" in result.stdout and "--record" in result.stdout, command
+    bad = _cli("mcp", "--record", "")
+    assert bad.returncode == 2 and bad.stderr.startswith("cdp-engine mcp: error: --record"), bad.stderr

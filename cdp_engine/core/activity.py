@@ -49,6 +49,10 @@ class Activity:
     arguments: Any = None  # the action object or tool arguments (not copied: watchers must not keep it mutable)
     timings: Mapping[str, float] = field(default_factory=dict)
     state: Mapping[str, Any] | None = None  # the state object an index call returned (its screenshot too)
+    # The element boxes of the tab's last read (the state's indices, the snapshot's or read_page's refs), computed
+    # only when a watcher asks: (boxes keyed by index or ref, in the box format of snapshot/boxes.py; the
+    # viewport (width, height, scroll x, scroll y) they were measured in, when known).
+    boxes: Callable[[], tuple[Mapping[Any, Mapping[str, Any]], tuple[float, ...] | None]] | None = None
 
 
 def watching() -> bool:

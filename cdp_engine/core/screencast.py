@@ -1,14 +1,15 @@
-"""Screencasts for a live view: one page's Page.startScreencast frames, each acknowledged; pages followed over CDP.
+"""Screencasts for a live view: one page's frames, taken one at a time; pages followed over CDP.
 
-Chromium sends the next frame only after the last one was acknowledged, so the ack paces the stream: it
-is sent at once, or as soon as `max_fps` allows, and never waits for a viewer (a slow viewer misses frames,
-it never holds the page or the agent back). Nothing is started until a viewer connects (view/live.py, the one user).
+Frames come from Page.startScreencast, each acknowledged, and nothing is started until a viewer connects
+(view/live.py, the one user). A viewer never holds a capture back: frames go out as they come, and a slow
+viewer misses some (it keeps only the newest per tab).
 
-A running screencast makes Chromium draw every frame of the page for real, which an animated page pays
-for in every command of the agent (benchmarks/live_view.py measured 1.8x on a step with an acknowledged-
-nothing screencast running). So the view pauses the screencast while a call of the agent runs
-(core/activity.py `running()`) and resumes it once the engine has been idle a moment; the call's own result
-reaches the viewer as the state's screenshot when it has one (view/live.py).
+A screencast that keeps running makes Chromium draw every frame of the page for it, which an animated
+page pays for in the agent's commands (measured: 1.8x per step with one running even when no frame was
+acknowledged; 1.7x after a think pause with a 1280 px, 10 fps one; benchmarks/live_view.py). So a capture
+here is one frame: start, take the frame, stop, and the next one `1 / max_fps` later (5 fps, 800x500 by
+default: 1.02x in the same run); and the view pauses the captures while a call of the agent runs
+(core/activity.py `running()`), showing the state's own screenshot for the call instead.
 """
 
 from __future__ import annotations
@@ -30,7 +31,14 @@ FrameListener = Callable[[str, str, dict[str, Any]], None]  # (tab id, base64 JP
 
 
 class Screencast:
-    """Page.startScreencast on one page session, each frame handed to `on_frame` and acknowledged."""
+    """One page's frames for a live view, one capture at a time: start, take the frame, stop, and again.
+
+    Each frame is taken by a Page.startScreencast that is stopped (and the frame acknowledged) as soon as
+    the frame arrives; the next one starts `1 / max_fps` later. Between captures no screencast runs, so
+    Chromium does not draw every frame of an animated page for it, and a call of the agent that begins
+    finds at most one capture in flight. A page that did not change sends the same picture, which is not
+    passed on. `pause()` holds the captures while a call runs; `resume()` takes one at once.
+    """
 
     def __init__(
         self,
@@ -38,9 +46,9 @@ class Screencast:
         key: str,
         on_frame: FrameListener,
         *,
-        max_fps: float = 10.0,
+        max_fps: float = 5.0,
         quality: int = 60,
-        max_size: tuple[int, int] = (1280, 800),
+        max_size: tuple[int, int] = (800, 500),
     ) -> None:
         self.session = session
         self.key = key
@@ -50,81 +58,86 @@ class Screencast:
         self.frames = 0  # frames received (tests and the benchmark read it)
         self.paused = False
         self._off: Callable[[], None] | None = None
-        self._last_ack = 0.0
-        self._pending: asyncio.TimerHandle | None = None
+        self._capturing = False  # a Page.startScreencast is out and its frame has not come yet
+        self._next: asyncio.TimerHandle | None = None
+        self._last_data = ""
 
     @property
     def running(self) -> bool:
         return self._off is not None
 
     async def start(self, *, paused: bool = False, timeout: float = 5.0) -> None:
-        """Listen for frames and, unless `paused` (a call is running), start the screencast."""
+        """Listen for frames and, unless `paused` (a call is running), take the first one."""
         if self._off is not None:
             return
         self._off = self.session.on("Page.screencastFrame", self._on_frame)
         self.paused = paused
-        if paused:
-            return
-        try:
-            await self.session.send("Page.startScreencast", self.params, timeout=timeout)
-        except (CDPEngineError, TimeoutError):
-            log.debug("screencast of %s did not start", self.key, exc_info=True)
-            self._unsubscribe()
+        if not paused:
+            self._capture()
 
     async def stop(self, timeout: float = 2.0) -> None:
         if self._off is None:
             return
-        self._unsubscribe()
-        if not self.paused:
+        self._off()
+        self._off = None
+        self._cancel_next()
+        if self._capturing and not self.session.closed:
+            self._capturing = False
             with contextlib.suppress(CDPEngineError, TimeoutError):
                 await self.session.send("Page.stopScreencast", timeout=timeout)
 
     def pause(self) -> None:
-        """Stop the frames while the agent works (sent now, ahead of the call's own commands)."""
-        if self._off is None or self.paused or self.session.closed:
+        """No capture while the agent works (a stop goes out now, ahead of the call's own commands)."""
+        if self._off is None or self.paused:
             return
         self.paused = True
-        if self._pending is not None:
-            self._pending.cancel()
-            self._pending = None
-        self.session.send("Page.stopScreencast").add_done_callback(_quiet)
+        self._cancel_next()
+        self._stop_capture()
 
     def resume(self) -> None:
-        """Frames again (Chromium sends the current picture first)."""
-        if self._off is None or not self.paused or self.session.closed:
+        """Captures again, the first at once."""
+        if self._off is None or not self.paused:
             return
         self.paused = False
-        self.session.send("Page.startScreencast", self.params).add_done_callback(_quiet)
+        self._capture()
 
-    def _unsubscribe(self) -> None:
-        if self._off is not None:
-            self._off()
-            self._off = None
-        if self._pending is not None:
-            self._pending.cancel()
-            self._pending = None
+    def _cancel_next(self) -> None:
+        if self._next is not None:
+            self._next.cancel()
+            self._next = None
+
+    def _capture(self) -> None:
+        self._next = None
+        if self._off is None or self.paused or self._capturing or self.session.closed:
+            return
+        self._capturing = True
+        self.session.send("Page.startScreencast", self.params).add_done_callback(self._started)
+
+    def _started(self, future: asyncio.Future[Any]) -> None:
+        if future.cancelled() or future.exception() is not None:
+            self._capturing = False
+            log.debug("screencast of %s did not start: %s", self.key, None if future.cancelled() else future.exception())
+
+    def _stop_capture(self) -> None:
+        if self._capturing and not self.session.closed:
+            self._capturing = False
+            self.session.send("Page.stopScreencast").add_done_callback(_quiet)
 
     def _on_frame(self, params: dict[str, Any]) -> None:
         self.frames += 1
-        if not self.paused:
-            loop = asyncio.get_running_loop()
-            delay = self._last_ack + self.interval - loop.time()
-            frame_session = params.get("sessionId")
-            if delay > 0:
-                self._pending = loop.call_later(delay, self._ack, frame_session)
-            else:
-                self._ack(frame_session)
+        self._stop_capture()  # first, so Chromium takes no second frame for the ack below
+        if not self.session.closed:
+            self.session.send("Page.screencastFrameAck", {"sessionId": params.get("sessionId")}).add_done_callback(_quiet)
+        if self._off is not None and not self.paused and self._next is None:
+            self._next = asyncio.get_running_loop().call_later(self.interval, self._capture)
+        data = params.get("data", "")
+        if data == self._last_data:
+            return
+        self._last_data = data
         try:
-            self.on_frame(self.key, params.get("data", ""), params.get("metadata") or {})
+            self.on_frame(self.key, data, params.get("metadata") or {})
         except Exception:
             log.exception("frame listener failed")
-
-    def _ack(self, frame_session: Any) -> None:
-        self._pending = None
-        if self._off is None or self.paused or self.session.closed:
-            return
-        self._last_ack = asyncio.get_running_loop().time()
-        self.session.send("Page.screencastFrameAck", {"sessionId": frame_session}).add_done_callback(_quiet)
 
 
 PageListener = Callable[[str, CDPSession, dict[str, Any]], None]  # (target id, its side session, target info)

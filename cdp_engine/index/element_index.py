@@ -16,8 +16,6 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from ..core import activity, input, navigation, tracing
 from ..core.budget import check_budget, check_offset
 from ..core.files import Screenshot, ScreenshotSpec, image_size_base64, mark_image, screenshot_options
@@ -38,6 +36,7 @@ from ..snapshot.boxes import shot_transform, state_boxes, state_marks
 from ..snapshot.capture import Capture, ContentWindow, Element, StateCapturer, state_hash
 from ..snapshot.changes import Observation, index_changes
 from ..snapshot.extended import check_mode
+from . import watch
 from .actions import ActionValidationError, json_safe, parse_action
 from .extended_scripts import LISTBOX_ROLES, OPTION_OF_SCRIPT, SCROLL_INNER_SCRIPT
 
@@ -90,16 +89,6 @@ def invalid_index_message(index: int, verdict: Verdict) -> str:
     )
 
 
-def _decoded(raw_action: Any) -> Any:
-    """The action as an object for the watchers (the HTTP service passes the request body's bytes)."""
-    if isinstance(raw_action, bytes | str):
-        try:
-            return orjson.loads(raw_action)
-        except orjson.JSONDecodeError:
-            return raw_action
-    return raw_action
-
-
 class ElementIndex:
     """State capture and protocol actions for one tab; `ElementIndex.of(tab)` is the tab's one instance."""
 
@@ -143,7 +132,7 @@ class ElementIndex:
         interactive: str | None = None,
     ) -> dict[str, Any]:
         """The current state object (see _state); a span with its timings when tracing is on (core/tracing.py),
-        an Activity for the watchers when any (core/activity.py).
+        an Activity for the watchers when any (core/activity.py, index/watch.py).
 
         `offset` / `max_chars`: which part of the page's text page_content holds (default: from the start,
         `result_chars` characters); a cut page_content ends with a marker naming the next offset. A bad value
@@ -153,17 +142,9 @@ class ElementIndex:
         mode = self._mode(interactive)
         content = (check_offset(offset), check_budget(max_chars) if max_chars is not None else self.result_chars)
         if activity.watching():
-            t0, started = time.perf_counter(), time.time()
-            activity.begin()
-            try:
-                state = await self._traced_state(screenshot, jpeg_quality, content, mode)
-            except Exception as exc:  # a browser fault state() raises: the watchers see it too
-                activity.end()
-                self._report("state", None, {"error": {"code": type(exc).__name__}}, t0, started)
-                raise
-            activity.end()
-            self._report("state", None, state, t0, started)
-            return state
+            return await watch.observed(
+                self.tab, watch.STATE, self._traced_state(screenshot, jpeg_quality, content, mode), self.boxes_with_viewport
+            )
         return await self._traced_state(screenshot, jpeg_quality, content, mode)
 
     async def act(
@@ -173,27 +154,10 @@ class ElementIndex:
         `interactive`'s set (default: that of the state the action's indices came from, else the tab's)."""
         mode = self._mode(interactive if interactive is not None or self.current is None else self.current.interactive)
         if activity.watching():
-            t0, started = time.perf_counter(), time.time()
-            activity.begin()
-            try:
-                state = await self._traced_act(raw_action, screenshot, mode)
-            finally:
-                activity.end()
-            action = _decoded(raw_action)
-            name = action.get("action") if isinstance(action, dict) else None
-            self._report(str(name or "?"), action, state, t0, started)
-            return state
-        return await self._traced_act(raw_action, screenshot, mode)
-
-    def _report(self, name: str, action: Any, state: dict[str, Any], t0: float, started: float) -> None:
-        error = state.get("error")
-        activity.emit(
-            activity.Activity(
-                "index", name, started, activity.since(t0), tab=self.tab, url=self.tab.url,
-                ok=not isinstance(error, dict), error=str(error.get("code")) if isinstance(error, dict) else None,
-                arguments=action, timings=dict(self.tab.last_timings), state=state,
+            return await watch.observed(
+                self.tab, raw_action, self._traced_act(raw_action, screenshot, mode), self.boxes_with_viewport
             )
-        )  # fmt: skip
+        return await self._traced_act(raw_action, screenshot, mode)
 
     async def _traced_state(
         self, screenshot: ScreenshotSpec, jpeg_quality: int, content: ContentWindow, mode: str
@@ -454,6 +418,10 @@ class ElementIndex:
         """The state when no capture was ever possible (the page faulted first): its URL and nothing else."""
         url = self.tab.url
         return {"url": url, "page_content": "", "element_index": {}, "screenshot": "", "state_hash": state_hash(url, "")}
+
+    def boxes_with_viewport(self) -> tuple[dict[int, dict[str, Any]], tuple[float, ...] | None]:
+        """boxes() and the viewport they were measured in (its scroll), for a live view's overlay."""
+        return self.boxes(), (self.current.viewport if self.current is not None else None)
 
     def boxes(self) -> dict[int, dict[str, Any]]:
         """Each indexed element's box for the state last returned, keyed by index (snapshot/boxes.py): read

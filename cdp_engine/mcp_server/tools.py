@@ -27,6 +27,7 @@ from ..errors import (
     JavaScriptError,
     RendererHungError,
 )
+from ..snapshot.boxes import ref_boxes
 from . import inspection, interaction, lifecycle, navigation, pages  # noqa: F401  (they register tools)
 from .envelope import Operation, ToolError, bound, error, success
 from .instances import Config, Instance, InstanceManager
@@ -157,6 +158,7 @@ class BrowserTools:
             activity.Activity(
                 "mcp", name, started, activity.since(t0), tab=tab, url=tab.url if tab is not None else "",
                 ok=envelope.get("status") != "error", error=envelope.get("error_type"), arguments=arguments,
+                boxes=(lambda: (ref_boxes(page.last_tree, page.refs), None)) if page is not None else None,
             )
         )  # fmt: skip
 

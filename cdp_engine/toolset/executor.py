@@ -607,6 +607,7 @@ class BrowserToolset:
             activity.Activity(
                 "toolset", name, started, activity.since(t0), tab=tab, url=tab.url if tab is not None else "",
                 ok=not is_error, error=text, arguments=raw_input,
+                boxes=(lambda: (ref_boxes(managed.last_tree, managed.refs), None)) if managed is not None else None,
             )
         )  # fmt: skip
 

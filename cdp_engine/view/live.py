@@ -24,7 +24,7 @@ import secrets
 import socket
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -41,7 +41,7 @@ from .page import render_page
 if TYPE_CHECKING:
     from ..core.browser import Browser, Tab
 
-__all__ = ["LOOPBACK", "LiveView", "Watched", "serve"]
+__all__ = ["LOOPBACK", "BoxSource", "LiveView", "Watched", "overlay_of", "serve"]
 
 log = logging.getLogger("cdp_engine.view")
 
@@ -139,19 +139,27 @@ def entry_of(event: Activity) -> dict[str, Any]:
     }
 
 
-def overlay_of(tab: Tab) -> dict[str, Any] | None:
-    """The boxes of the element index of the tab's last state (CSS pixels of the viewport), or None."""
+BoxSource = Callable[[], tuple[Mapping[Any, Mapping[str, Any]], tuple[float, ...] | None]]
+
+
+def overlay_of(key: str, source: BoxSource) -> dict[str, Any] | None:
+    """The overlay message of a tab: [label, x, y, width, height] of each visible box of its last read (the
+    state's indices or the snapshot's refs: core/activity.py `Activity.boxes`), and the viewport they were
+    measured in (the page moves them by the scroll since, frame by frame)."""
+    try:
+        boxes, viewport = source()
+    except Exception:  # a surface's read that went with its page: no overlay
+        log.debug("no boxes for %s", key, exc_info=True)
+        return None
+    items = [[str(label), b["x"], b["y"], b["width"], b["height"]] for label, b in boxes.items() if b.get("visible")]
+    return {"t": "overlay", "id": key, "boxes": items, "viewport": list(viewport) if viewport else None}
+
+
+def _state_viewport(tab: Tab) -> tuple[float, float, float, float] | None:
+    """The viewport (width, height, scroll x, scroll y) of the tab's last state, for its screenshot's frame."""
     index = tab.extensions.get("element_index")
     capture = index.current if isinstance(index, ElementIndex) else None
-    if capture is None:
-        return None
-    boxes = [
-        [i, round(e.box[0], 1), round(e.box[1], 1), round(e.box[2], 1), round(e.box[3], 1)]
-        for i, e in capture.elements.items()
-        if e.visible
-    ]
-    width, height, scroll_x, scroll_y = capture.viewport
-    return {"t": "overlay", "id": tab.target_id, "boxes": boxes, "viewport": [width, height, scroll_x, scroll_y]}
+    return capture.viewport if capture is not None else None
 
 
 def _browser_list(browsers: Browser | Iterable[Browser] | None, replay: Any) -> list[Browser] | None:
@@ -176,9 +184,9 @@ class LiveView:
         port: int = 0,
         token: str | None = None,
         allow_remote: bool = False,
-        max_fps: float = 10.0,
+        max_fps: float = 5.0,
         quality: int = 60,
-        max_size: tuple[int, int] = (1280, 800),
+        max_size: tuple[int, int] = (800, 500),
         sock: socket.socket | None = None,
         replay: dict[str, Any] | None = None,
     ) -> None:
@@ -199,6 +207,7 @@ class LiveView:
         self.viewers: set[_Viewer] = set()
         self.log: deque[dict[str, Any]] = deque(maxlen=LOG_SIZE)
         self.last_frames: dict[str, str] = {}
+        self.box_sources: dict[str, BoxSource] = {}  # tab id -> the boxes of its last read (Activity.boxes)
         self._unsubscribe: list[Callable[[], None]] = []
         self._runner: web.AppRunner | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -285,6 +294,9 @@ class LiveView:
         key = tab.target_id
         if key in self.watched:
             return
+        index = tab.extensions.get("element_index")
+        if isinstance(index, ElementIndex):  # a state taken before the view started: its boxes for the overlay
+            self.box_sources[key] = index.boxes_with_viewport
         self.add(Watched(key, tab.session, tab))
         self._unsubscribe.append(tab.add_listener(lambda kind, _p: self.remove(key) if kind == "closed" else None))
 
@@ -302,6 +314,7 @@ class LiveView:
         if cast is not None:
             self._spawn(cast.stop())
         self.last_frames.pop(key, None)
+        self.box_sources.pop(key, None)
         self._broadcast(self._tabs_message())
 
     def _tabs_message(self) -> str:
@@ -352,14 +365,16 @@ class LiveView:
     def _on_activity(self, event: Activity) -> None:
         entry = entry_of(event)
         self.log.append(entry)
+        if event.tab is not None and event.boxes is not None:
+            self.box_sources[event.tab.target_id] = event.boxes
         if not self.viewers:
             return
         shot = event.state.get("screenshot") if event.state is not None else None
         if shot and event.tab is not None and event.tab.target_id in self.watched:
             self._on_shot(event.tab, shot)
         self._broadcast(_dumps({"t": "log", "entry": entry}))
-        if event.tab is not None and any(v.overlay for v in self.viewers):
-            overlay = overlay_of(event.tab)
+        if event.tab is not None and event.boxes is not None and any(v.overlay for v in self.viewers):
+            overlay = overlay_of(event.tab.target_id, event.boxes)
             if overlay is not None:
                 message = _dumps(overlay)
                 for viewer in self.viewers:
@@ -371,10 +386,10 @@ class LiveView:
         watched = self.watched[tab.target_id]
         if self._own(watched):
             return
-        overlay = overlay_of(tab)
+        viewport = _state_viewport(tab)
         meta: dict[str, Any] = {}
-        if overlay is not None:
-            width, height, scroll_x, scroll_y = overlay["viewport"]
+        if viewport is not None:
+            width, height, scroll_x, scroll_y = viewport
             meta = {"deviceWidth": width, "deviceHeight": height, "scrollOffsetX": scroll_x, "scrollOffsetY": scroll_y}
         mime = "image/jpeg" if shot.startswith("/9j/") else "image/webp" if shot.startswith("UklGR") else "image/png"
         message = _dumps(
@@ -439,8 +454,8 @@ class LiveView:
             if "overlay" in message:
                 viewer.overlay = bool(message["overlay"])
                 if viewer.overlay:
-                    for watched in self.watched.values():
-                        overlay = overlay_of(watched.tab) if watched.tab is not None else None
+                    for key, source in list(self.box_sources.items()):
+                        overlay = overlay_of(key, source) if key in self.watched else None
                         if overlay is not None:
                             viewer.send(_dumps(overlay))
 

@@ -76,9 +76,9 @@ class Recorder:
     def _on_activity(self, event: Activity) -> None:
         self.steps += 1
         entry: dict[str, Any] = {**entry_of(event), "step": self.steps, "action": event.arguments}
-        if event.tab is not None:
-            overlay = overlay_of(event.tab)
-            if overlay is not None:
+        if event.tab is not None and event.boxes is not None:
+            overlay = overlay_of(event.tab.target_id, event.boxes)
+            if overlay is not None and overlay["boxes"]:
                 entry["boxes"], entry["viewport"] = overlay["boxes"], overlay["viewport"]
         state = event.state or {}
         if isinstance(state.get("page_content"), str):
