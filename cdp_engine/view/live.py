@@ -157,7 +157,7 @@ def overlay_of(key: str, source: BoxSource) -> dict[str, Any] | None:
 
 def _state_viewport(tab: Tab) -> tuple[float, float, float, float] | None:
     """The viewport (width, height, scroll x, scroll y) of the tab's last state, for its screenshot's frame."""
-    index = tab.extensions.get("element_index")
+    index = tab.extensions.get(ElementIndex)  # never made here: only a tab the index already serves
     capture = index.current if isinstance(index, ElementIndex) else None
     return capture.viewport if capture is not None else None
 
@@ -294,7 +294,7 @@ class LiveView:
         key = tab.target_id
         if key in self.watched:
             return
-        index = tab.extensions.get("element_index")
+        index = tab.extensions.get(ElementIndex)  # never made here: only a tab the index already serves
         if isinstance(index, ElementIndex):  # a state taken before the view started: its boxes for the overlay
             self.box_sources[key] = index.boxes_with_viewport
         self.add(Watched(key, tab.session, tab))
