@@ -130,27 +130,17 @@ async def test_a_key_that_scrolls_is_waited_for(tab: cdp_engine.Tab, site: Any) 
 
 async def test_a_key_that_scrolls_smoothly_is_waited_for_to_its_end(site: Any, tmp_path: Any) -> None:
     # A browser the engine attaches to may animate key scrolls (~150 ms): the settle waits for scrollend.
-    from cdp_engine.cdp.launcher import find_chromium
+    from attached import start_user_chrome
 
-    proc = await asyncio.create_subprocess_exec(
-        find_chromium(), "--headless=new", "--no-sandbox", "--remote-debugging-port=0", f"--user-data-dir={tmp_path}",
-        "--window-size=1280,720", "about:blank", stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+    chrome = await start_user_chrome(tmp_path / "user-profile")
     try:
-        assert proc.stderr is not None
-        async with asyncio.timeout(30):
-            line = b""
-            while not line.startswith(b"DevTools listening on "):
-                line = await proc.stderr.readline()
-                assert line, "Chromium exited before DevTools started"
-        async with cdp_engine.connect(line.decode().removeprefix("DevTools listening on ").strip()) as browser:
+        async with cdp_engine.connect(chrome.ws_url) as browser:
             context = await browser.new_context()
             tab = await context.new_tab()
             assert await _pressed_scroll(tab, site.add(path("keys-smooth"), TALL)) == SCROLLED
             await context.close()
     finally:
-        proc.kill()
-        await proc.wait()
+        chrome.stop()
 
 
 async def test_the_read_sent_behind_the_look_is_the_state_only_when_the_look_ended_at_once(
