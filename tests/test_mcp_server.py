@@ -164,7 +164,7 @@ async def test_streamable_http_server(site: Any) -> None:
 
 
 async def test_all_caps_and_structured_content(site: Any) -> None:
-    """BROWSER_MCP_CAPS=all offers all 46 tools with the reference's every parameter (the pinned schemas);
+    """BROWSER_MCP_CAPS=all offers all 48 tools (the reference's 46 with its every parameter, the pinned schemas);
     BROWSER_MCP_STRUCTURED_CONTENT=1 adds the envelope as structured content, still without image bytes."""
     from cdp_engine.core import schema
 

@@ -25,7 +25,8 @@ CAPS: dict[str, tuple[str, ...]] = {
     "devtools": ("browser_console_messages", "browser_network_requests", "browser_evaluate"),
     "storage": (
         "browser_get_cookies", "browser_set_cookies", "browser_clear_cookies", "browser_get_local_storage",
-        "browser_set_local_storage", "browser_clear_local_storage",
+        "browser_set_local_storage", "browser_clear_local_storage", "browser_save_storage_state",
+        "browser_load_storage_state",
     ),
     "testing": (
         "browser_verify_element_visible", "browser_verify_list_visible", "browser_verify_text_visible",

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from ..core import emulation, network
-from ..errors import CDPEngineError, NavigationError
+from ..core import emulation, network, storage
+from ..errors import CDPEngineError, NavigationError, StorageStateError
 from .envelope import ToolError
 from .instances import Instance, Page
 from .navigation import LOAD_GRACE, nav_timeout, wait_loaded
@@ -392,3 +393,42 @@ async def browser_clear_local_storage(
         return {"cleared": True, "origin": own}
 
     return await ctx.run(page, action)
+
+
+# ----- storage state files (engine extension: Playwright's storage_state per instance; docs/mcp.md) ------------
+
+
+def _state_file(ctx: Ctx, path: str) -> Path:
+    """A storage state file's place: inside the server's output folder (the file policy), like every file a tool
+    writes, so a state saved by one instance can be loaded by another and nothing outside it is read."""
+    target = ctx.manager.policies.files.output_path(path)  # PolicyError -> invalid_params
+    if not target.parent.is_dir():
+        raise ToolError("invalid_params", f"The directory of '{path}' does not exist.")
+    return target
+
+
+@tool(docs={"path": "File in the output folder to write (owner-only)."})
+async def browser_save_storage_state(ctx: Ctx, path: str) -> dict[str, Any]:
+    """Save the instance's logins as a Playwright-style storage state file: cookies (httpOnly too), the
+    localStorage of the origins its pages showed, the sessionStorage of its open pages."""
+    target = _state_file(ctx, path)
+    ctx.touch()
+    state = await ctx.instance.context.storage_state(path=target)
+    return {"path": str(target), "cookies": len(state["cookies"]), "origins": len(state["origins"])}
+
+
+@tool(docs={"path": "Storage state file in the output folder (from browser_save_storage_state or Playwright)."})
+async def browser_load_storage_state(ctx: Ctx, path: str) -> dict[str, Any]:
+    """Add a saved storage state to the instance: its cookies, each origin's localStorage, and sessionStorage for
+    the origins' next documents. A malformed file changes nothing."""
+    target = _state_file(ctx, path)
+    try:
+        state = storage.load(target)  # checked whole before anything is added
+    except StorageStateError as exc:
+        raise ToolError("invalid_params", str(exc)) from None
+    ctx.touch()
+    try:
+        await ctx.instance.context.set_storage_state(state)
+    except StorageStateError as exc:
+        raise ToolError("invalid_params", str(exc)) from None
+    return {"path": str(target), "cookies": len(state["cookies"]), "origins": len(state["origins"])}
