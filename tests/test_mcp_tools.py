@@ -1064,7 +1064,7 @@ async def test_storage_state_files_per_instance(make: Make, site: Any, tmp_path:
     page = add(site, "/state-login", "<p>login</p>")
     await s.ok("browser_navigate", url=page)
     await s.ok("browser_set_cookies", cookies=[{"name": "sid", "value": "42", "url": site.url, "httpOnly": True}])
-    await s.ok("browser_set_local_storage", items={"theme": "dark"})
+    await s.ok("browser_set_local_storage", origin=site.url, items={"theme": "dark"})
     saved = await s.ok("browser_save_storage_state", path="login.json")
     target = tmp_path / "login.json"
     assert saved == {"path": str(target), "cookies": 1, "origins": 1}
@@ -1084,5 +1084,4 @@ async def test_storage_state_files_per_instance(make: Make, site: Any, tmp_path:
     loaded = await u.ok("browser_load_storage_state", path="login.json")
     assert loaded == {"path": str(target), "cookies": 1, "origins": 1}
     assert [(c["name"], c["value"]) for c in (await u.ok("browser_get_cookies"))["cookies"]] == [("sid", "42")]
-    await u.ok("browser_navigate", url=page)
-    assert (await u.ok("browser_get_local_storage", key="theme")) == {"key": "theme", "value": "dark", "origin": site.url}
+    assert (await u.ok("browser_get_local_storage", origin=site.url, key="theme"))["value"] == "dark"
