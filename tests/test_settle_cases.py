@@ -278,3 +278,18 @@ async def test_a_render_that_goes_on_is_waited_for_right_after_other_actions(tab
         state = await tab.act({"action": "click_element", "element_index": index}, screenshot=False)
         assert "error" not in state and f"two {n}" in state["page_content"]
         assert tab.last_timings["settle_deadline"] == 0.0
+
+
+async def test_a_scroll_action_shows_what_the_pages_scroll_listener_renders(tab: cdp_engine.Tab, site: Any) -> None:
+    # Scroll events fire with the next frame: the state after `scroll` shows what the listener wrote then
+    # (it once showed the position before the scroll in most runs).
+    html = (
+        "<div style='height: 50000px'></div><div id=pos style='position: fixed; top: 0'>scrollY 0</div>"
+        "<script>addEventListener('scroll', () => {"
+        " document.getElementById('pos').textContent = 'scrollY ' + Math.round(scrollY) })</script>"
+    )
+    await tab.goto(site.add(path("scroll-listener"), html))
+    await tab.state(screenshot=False)
+    for k in range(1, 6):
+        state = await tab.act({"action": "scroll", "direction": "down", "pixels": 200}, screenshot=False)
+        assert "error" not in state and f"scrollY {200 * k}" in state["page_content"], (k, state["page_content"])

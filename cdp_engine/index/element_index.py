@@ -56,6 +56,7 @@ SAME_PAGE_FIELDS = ("url", "title", "page_content", "element_index", "state_hash
 READ_RESERVE = 1.0
 # The prefix of an INTERNAL_BROWSER_ERROR message when a held dialog pauses the page (README: protocol).
 DIALOG_OPEN = "DIALOG_OPEN"
+NEXT_FRAME = "new Promise(done => { requestAnimationFrame(() => done()); setTimeout(done, 100); })"
 NAVIGABLE_SCHEMES = INDEX_SCHEMES  # the default navigation policy (core/policies.py); see ElementIndex.policies
 
 
@@ -701,12 +702,13 @@ class ElementIndex:
         dy = {"up": -amount, "down": amount}.get(direction, 0)
         if capture.interactive == "extended":
             # Extended mode also reaches content in an inner scroll container when the page cannot move.
-            script = f"({SCROLL_INNER_SCRIPT})({dx}, {dy}, {'true' if pixels is None else 'false'})"
-            await self.settle(self.tab.evaluate(script, timeout=5.0))
-            return
-        await self.settle(
-            self.tab.evaluate(f"window.scrollBy({{left: {dx}, top: {dy}, behavior: 'instant'}})", timeout=5.0)
-        )
+            scroll = f"({SCROLL_INNER_SCRIPT})({dx}, {dy}, {'true' if pixels is None else 'false'})"
+        else:
+            scroll = f"window.scrollBy({{left: {dx}, top: {dy}, behavior: 'instant'}})"
+        # Scroll events fire with the next frame, before its animation-frame callbacks: the page's scroll
+        # listeners have run once one has (at most 100 ms, for a page that draws no frames).
+        script = f"(async () => {{ {scroll}; await {NEXT_FRAME}; }})()"
+        await self.settle(self.tab.evaluate(script, timeout=5.0))
 
     async def _navigate(self, url: str) -> None:
         try:
