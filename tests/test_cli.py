@@ -191,7 +191,7 @@ def test_flags_over_environment_over_file_over_defaults(tmp_path: Path) -> None:
         resolve("serve", {}, {"CDP_ENGINE_HEADLESS": "sometimes"})
     assert bad.value.flag == "--headless"
     launch = resolve("state", {"viewport": "640x480", "allowed_origins": ["a.test;b.test"]}, {}).launch_kwargs()
-    assert launch["window_size"] == (640, 480) and launch["allowed_origins"] == ("a.test", "b.test")
+    assert launch["viewport"] == (640, 480) and launch["allowed_origins"] == ("a.test", "b.test")
 
 
 def test_python_m_service_is_the_serve_command() -> None:

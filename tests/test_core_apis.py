@@ -177,3 +177,10 @@ async def test_console_and_network_observers(
     await tab.evaluate("console.log('after')")
     await tab.evaluate("1")  # a round trip after the console event would have arrived
     assert len(logged) == count
+
+
+async def test_launch_takes_the_viewport_option_by_its_name() -> None:
+    # One name across the command line (--viewport), the option table and the library (window_size= still works).
+    async with cdp_engine.launch(viewport=(800, 600)) as browser:
+        tab = await browser.new_tab()
+        assert await tab.evaluate("[innerWidth, innerHeight]") == [800, 600]

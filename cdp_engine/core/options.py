@@ -192,7 +192,7 @@ class Settings:
     )
     viewport: tuple[int, int] = _opt(
         (1280, 720), "window and viewport size, WIDTHxHEIGHT", _viewport, BROWSER_COMMANDS,
-        metavar="WxH", library="launch(window_size=(w, h))",
+        metavar="WxH", library="launch(viewport=(w, h))",
     )
     transport: str | None = _opt(
         None, "how the engine speaks to Chromium: websocket or pipe", _choice("websocket", "pipe"),
@@ -293,7 +293,7 @@ class Settings:
         kwargs: dict[str, Any] = {
             "executable": self.executable,
             "headless": self.headless,
-            "window_size": self.viewport,
+            "viewport": self.viewport,
             "allowed_origins": self.allowed_origins,
             "blocked_origins": self.blocked_origins,
         }
@@ -314,7 +314,7 @@ class Settings:
             return self.launch_kwargs()
         headers = dict(header.split(": ", 1) for header in self.cdp_header)
         origins = {"allowed_origins": self.allowed_origins, "blocked_origins": self.blocked_origins}
-        return {"cdp_url": self.endpoint, "headers": headers, "window_size": self.viewport, **origins}
+        return {"cdp_url": self.endpoint, "headers": headers, "viewport": self.viewport, **origins}
 
 
 def option_table() -> list[dict[str, Any]]:

@@ -127,6 +127,7 @@ def launch(
     *,
     headless: bool = True,
     transport: TransportName = DEFAULT_TRANSPORT,
+    viewport: tuple[int, int] | None = None,
     window_size: tuple[int, int] = (1280, 720),
     args: list[str] | tuple[str, ...] = (),
     timeout: float = 30.0,
@@ -144,12 +145,14 @@ def launch(
     `allowed_origins` / `blocked_origins` restrict what every tab may reach, redirects and popups included
     (docs/policies.md); an invalid entry is a ValueError before Chromium starts. `user_data_dir`: a
     persistent profile (its default context keeps cookies and storage across launches).
-    `interactive="extended"` makes every tab's states hold the extended interactive set (docs/extended.md)."""
+    `interactive="extended"` makes every tab's states hold the extended interactive set (docs/extended.md).
+    `viewport=(w, h)`: the window and viewport size, the `--viewport` option's name (`window_size` is the same,
+    kept for programs written before)."""
     return core.launch(
         executable,
         headless=headless,
         transport=transport,
-        window_size=window_size,
+        window_size=viewport or window_size,
         args=args,
         timeout=timeout,
         command_timeout=command_timeout,
@@ -167,6 +170,7 @@ def connect(
     *,
     headers: Mapping[str, str] | None = None,
     profile_dirs: Iterable[str | os.PathLike[str]] | None = None,
+    viewport: tuple[int, int] | None = None,
     window_size: tuple[int, int] = (1280, 720),
     timeout: float = 10.0,
     command_timeout: float = 30.0,
@@ -179,12 +183,13 @@ def connect(
 ) -> core.Starter:
     """Attach to a running Chromium: a ws:// URL, http://host:port (through /json/version, with `headers`), or
     None / "auto": a local Chrome started with --remote-debugging-port, found by its DevToolsActivePort (see
-    core.browser.connect). Closing detaches; the browser and the user's tabs stay as they were."""
+    core.browser.connect). Closing detaches; the browser and the user's tabs stay as they were. `viewport`: the
+    size of the tabs it opens (`window_size` is the same)."""
     return core.connect(
         endpoint,
         headers=headers,
         profile_dirs=profile_dirs,
-        window_size=window_size,
+        window_size=viewport or window_size,
         timeout=timeout,
         command_timeout=command_timeout,
         navigation_timeout=navigation_timeout,
