@@ -358,6 +358,9 @@ def inputs(surface: str, page_url: str, root: Path, count: int, seed: int) -> li
     if surface == "mcp":  # profile_dir is one field of sixteen of one tool of many: drawn on its own too
         profile = st.fixed_dictionaries({"name": st.just(PROFILE_INSTANCE), "profile_dir": path_values(root)})
         choices += [st.tuples(st.just("browser_create_instance"), profile)] * 2
+        # So is a navigation's URL: the hostile schemes must not depend on how many tools the server lists.
+        odd_url = st.fixed_dictionaries({"instance": st.just("fz2"), "url": st.sampled_from(ODD_URLS)})
+        choices += [st.tuples(st.just("browser_navigate"), odd_url)]
     return generate(weighted(choices), count, seed)
 
 

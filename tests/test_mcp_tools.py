@@ -972,6 +972,36 @@ async def test_dedicated_process_instances(make: Make, site: Any, tmp_path: Path
 # ----- coverage ----------------------------------------------------------------------------------
 
 
+async def test_storage_state_files_per_instance(make: Make, site: Any, tmp_path: Path) -> None:
+    """An instance's logins saved to a file in the output folder (owner-only) and loaded into another instance;
+    a malformed file or a path outside the folder changes nothing."""
+    s = await make(output_dir=str(tmp_path))
+    page = add(site, "/state-login", "<p>login</p>")
+    await s.ok("browser_navigate", url=page)
+    await s.ok("browser_set_cookies", cookies=[{"name": "sid", "value": "42", "url": site.url, "httpOnly": True}])
+    await s.ok("browser_set_local_storage", origin=site.url, items={"theme": "dark"})
+    saved = await s.ok("browser_save_storage_state", path="login.json")
+    target = tmp_path / "login.json"
+    assert saved == {"path": str(target), "cookies": 1, "origins": 1}
+    assert oct(target.stat().st_mode & 0o777) == "0o600"
+    state = json.loads(target.read_text())
+    assert [(c["name"], c["httpOnly"]) for c in state["cookies"]] == [("sid", True)]
+
+    await s.ok("browser_create_instance", name="u")
+    u = Surface(s.tools, "u")
+    assert (await u.ok("browser_get_cookies"))["cookies"] == []
+    (tmp_path / "bad.json").write_text('{"cookies": [{"name": "x"}], "origins": []}')
+    await u.err("browser_load_storage_state", "invalid_params", path="bad.json")
+    await u.err("browser_load_storage_state", "invalid_params", path="missing.json")
+    await u.err("browser_load_storage_state", "invalid_params", path="/etc/passwd")
+    await u.err("browser_save_storage_state", "invalid_params", path="/tmp/outside-the-folder.json")
+    assert (await u.ok("browser_get_cookies"))["cookies"] == []  # nothing was added by the refusals
+    loaded = await u.ok("browser_load_storage_state", path="login.json")
+    assert loaded == {"path": str(target), "cookies": 1, "origins": 1}
+    assert [(c["name"], c["value"]) for c in (await u.ok("browser_get_cookies"))["cookies"]] == [("sid", "42")]
+    assert (await u.ok("browser_get_local_storage", origin=site.url, key="theme"))["value"] == "dark"
+
+
 def test_every_tool_and_error_type_was_exercised() -> None:
     names = {t["name"] for t in BrowserTools(InstanceManager(Config())).list_tools()}
     if len(CALLED) < 10:
@@ -1056,32 +1086,3 @@ def test_published_tool_schemas_match_the_signatures() -> None:
     published = schema.tool_schema("mcp-tools")["tools"]
     assert published == {name: REGISTRY[name].schema for name in sorted(REGISTRY)}
 
-
-async def test_storage_state_files_per_instance(make: Make, site: Any, tmp_path: Path) -> None:
-    """An instance's logins saved to a file in the output folder (owner-only) and loaded into another instance;
-    a malformed file or a path outside the folder changes nothing."""
-    s = await make(output_dir=str(tmp_path))
-    page = add(site, "/state-login", "<p>login</p>")
-    await s.ok("browser_navigate", url=page)
-    await s.ok("browser_set_cookies", cookies=[{"name": "sid", "value": "42", "url": site.url, "httpOnly": True}])
-    await s.ok("browser_set_local_storage", origin=site.url, items={"theme": "dark"})
-    saved = await s.ok("browser_save_storage_state", path="login.json")
-    target = tmp_path / "login.json"
-    assert saved == {"path": str(target), "cookies": 1, "origins": 1}
-    assert oct(target.stat().st_mode & 0o777) == "0o600"
-    state = json.loads(target.read_text())
-    assert [(c["name"], c["httpOnly"]) for c in state["cookies"]] == [("sid", True)]
-
-    await s.ok("browser_create_instance", name="u")
-    u = Surface(s.tools, "u")
-    assert (await u.ok("browser_get_cookies"))["cookies"] == []
-    (tmp_path / "bad.json").write_text('{"cookies": [{"name": "x"}], "origins": []}')
-    await u.err("browser_load_storage_state", "invalid_params", path="bad.json")
-    await u.err("browser_load_storage_state", "invalid_params", path="missing.json")
-    await u.err("browser_load_storage_state", "invalid_params", path="/etc/passwd")
-    await u.err("browser_save_storage_state", "invalid_params", path="/tmp/outside-the-folder.json")
-    assert (await u.ok("browser_get_cookies"))["cookies"] == []  # nothing was added by the refusals
-    loaded = await u.ok("browser_load_storage_state", path="login.json")
-    assert loaded == {"path": str(target), "cookies": 1, "origins": 1}
-    assert [(c["name"], c["value"]) for c in (await u.ok("browser_get_cookies"))["cookies"]] == [("sid", "42")]
-    assert (await u.ok("browser_get_local_storage", origin=site.url, key="theme"))["value"] == "dark"
