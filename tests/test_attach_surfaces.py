@@ -38,7 +38,9 @@ async def chrome(tmp_path: Path, site: Site) -> AsyncIterator[UserChrome]:
     chrome = await start_user_chrome(tmp_path / "user-profile", site.url + "/surf/user")
     try:
         async with asyncio.timeout(20):
-            while not any(p["url"].endswith("/surf/user") for p in await chrome.pages()):  # noqa: ASYNC110
+            # The title, not the URL: a tab lists its pending URL before the document commits, and a
+            # surface that attached then would read the initial blank document.
+            while not any(p["title"] == "user tab" for p in await chrome.pages()):  # noqa: ASYNC110
                 await asyncio.sleep(0.05)
         yield chrome
     finally:
