@@ -72,3 +72,27 @@ async def test_held_dialog_does_not_stall_an_action(tab, site):
         assert tab.dialogs[-1].message == "sure?"
     finally:
         tab.dialog_policy = "dismiss"
+
+
+async def test_an_action_refused_after_its_arming_leaves_the_observer_disarmed(tab, site):
+    # The arming goes out with the identity check (core.settle.Arming); when the index turns out stale the
+    # action is refused and the observer must go back to counting the page's own changes.
+    from cdp_engine.core.worlds import Worlds
+
+    url = site.add("/settle/disarm", "<button id=b>b</button><p id=o>x</p>")
+    await tab.goto(url)
+    state = await tab.state(screenshot=False)
+    index = next(int(k) for k, d in state["element_index"].items() if d.get("tag") == "button")
+    await tab.evaluate("document.getElementById('b').replaceWith(document.createElement('button'))")
+    refused = await tab.act({"action": "click_element", "element_index": index}, screenshot=False)
+    assert refused["error"]["code"] == "INVALID_ELEMENT_INDEX"
+    ctx = await Worlds.of(tab).context(tab.main_frame_id)
+    for _ in range(50):  # the disarm is sent without waiting: read after it
+        probe = {"expression": "globalThis.__cdpEngineSettle.ours", "contextId": ctx, "returnByValue": True}
+        result = await tab.session.send("Runtime.evaluate", probe)
+        if result["result"]["value"] is False:
+            break
+    assert result["result"]["value"] is False
+    # The next action on a fresh state still settles on what it caused.
+    state = await tab.state(screenshot=False)
+    assert "error" not in await tab.act({"action": "click_element", "element_index": 1}, screenshot=False)

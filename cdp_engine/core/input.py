@@ -138,12 +138,25 @@ async def clickable_point(tab: InputTab, target: Target) -> tuple[float, float]:
 
     NotClickableError(NOT_VISIBLE) when no part of it shows in the viewport.
     """
+    return (await _aim(tab, target, None))[0]
+
+
+async def _aim(
+    tab: InputTab, target: Target, expected: tuple[float, float] | None
+) -> tuple[tuple[float, float], asyncio.Future[dict[str, Any]] | None]:
+    """The visible point (clickable_point), and with `expected` (the point the caller expects, in the
+    tab's own document) the hit test at that point sent in the same burst, behind the scroll: the answer
+    for the real point when the point rounds to the same pixel."""
     session, backend_node_id = target.session, target.backend_node_id
     # Sent together: the renderer runs a session's DOM and Page commands in order, so the quads and the
     # metrics are read after the scroll, one round trip instead of two.
     scrolled = session.send("DOM.scrollIntoViewIfNeeded", {"backendNodeId": backend_node_id})
     quads_future = session.send("DOM.getContentQuads", {"backendNodeId": backend_node_id})
     metrics_future = session.send("Page.getLayoutMetrics")
+    hit_future = None
+    if expected is not None and session is tab.session:
+        hit_future = _hit_at(session, *expected)
+        hit_future.add_done_callback(_quiet)
     await asyncio.gather(scrolled, quads_future, metrics_future)
     quads_result, metrics = quads_future.result(), metrics_future.result()
     vp = metrics["cssLayoutViewport"]
@@ -158,23 +171,34 @@ async def clickable_point(tab: InputTab, target: Target) -> tuple[float, float]:
             break
     if best is None:
         raise NotClickableError("the element has no visible area in the viewport", NOT_VISIBLE)
-    ox, oy = await frame_offset(tab, session) if session is not tab.session else (0.0, 0.0)
-    return best[0] + ox, best[1] + oy
+    if session is not tab.session:
+        ox, oy = await frame_offset(tab, session)
+        return (best[0] + ox, best[1] + oy), None
+    if expected is None or (round(best[0]), round(best[1])) != (round(expected[0]), round(expected[1])):
+        return best, None
+    return best, hit_future
 
 
-async def hit_target(tab: InputTab, target: Target, x: float, y: float) -> bool:
-    """True when the point hits the element or something inside it (or a label that targets it)."""
+def _hit_at(session: CDPSession, x: float, y: float) -> asyncio.Future[dict[str, Any]]:
+    # ignorePointerEventsNone=True would hit-test pointer-events:none overlays too: a real click passes them.
+    return session.send(
+        "DOM.getNodeForLocation",
+        {"x": round(x), "y": round(y), "includeUserAgentShadowDOM": False, "ignorePointerEventsNone": False},
+    )
+
+
+async def hit_target(
+    tab: InputTab, target: Target, x: float, y: float, hit: asyncio.Future[dict[str, Any]] | None = None
+) -> bool:
+    """True when the point hits the element or something inside it (or a label that targets it); `hit`:
+    the hit test at that point already sent (_aim)."""
     session, backend_node_id = target.session, target.backend_node_id
     ox, oy = await frame_offset(tab, session) if session is not tab.session else (0.0, 0.0)
     try:
-        # ignorePointerEventsNone=True would hit-test pointer-events:none overlays too: a real click passes them.
-        hit = await session.send(
-            "DOM.getNodeForLocation",
-            {"x": round(x - ox), "y": round(y - oy), "includeUserAgentShadowDOM": False, "ignorePointerEventsNone": False},
-        )
+        answer = await (hit if hit is not None else _hit_at(session, x - ox, y - oy))
     except CDPEngineError:
         return True  # no answer (e.g. point in a nested OOPIF): trust the geometry
-    hit_id = hit.get("backendNodeId")
+    hit_id = answer.get("backendNodeId")
     if hit_id == backend_node_id:
         return True
     resolved = await session.send("DOM.resolveNode", {"backendNodeId": backend_node_id})
@@ -195,13 +219,17 @@ async def hit_target(tab: InputTab, target: Target, x: float, y: float) -> bool:
     return bool(result.get("result", {}).get("value"))
 
 
-async def point_of(tab: InputTab, target: Target, *, check_hit: bool = True) -> tuple[float, float]:
+async def point_of(
+    tab: InputTab, target: Target, *, check_hit: bool = True, expected: tuple[float, float] | None = None
+) -> tuple[float, float]:
     """A visible point of the element (scrolled into view) that receives the pointer, in top-level viewport
-    CSS pixels. NotClickableError(NOT_VISIBLE) or, with `check_hit`, NotClickableError(COVERED)."""
-    x, y = await clickable_point(tab, target)
-    if check_hit and not await hit_target(tab, target, x, y):
+    CSS pixels. NotClickableError(NOT_VISIBLE) or, with `check_hit`, NotClickableError(COVERED).
+    `expected`: where the caller saw the element's point (its last capture): the hit test goes out with
+    the aim, one round trip fewer when the element is still there."""
+    point, hit = await _aim(tab, target, expected if check_hit else None)
+    if check_hit and not await hit_target(tab, target, *point, hit=hit):
         raise NotClickableError("the element is covered by another element at its visible point", COVERED)
-    return x, y
+    return point
 
 
 def _quiet(future: asyncio.Future[Any]) -> None:
@@ -249,6 +277,7 @@ async def click_element(
     modifiers: int = 0,
     check_hit: bool = True,
     world_context: int | None = None,
+    expected: tuple[float, float] | None = None,
 ) -> tuple[float, float]:
     """Aim at the element (scroll into view, visible point, hit test) and click it; the point clicked.
 
@@ -256,9 +285,9 @@ async def click_element(
     it the click is checked to reach that frame: Chromium routes input to an OOPIF by the compositor's
     hit-test data, and while the frame has not been composited yet (just loaded) the press lands on
     the parent's <iframe> element and is lost. A listener in the world counts presses; when none
-    arrived, wait for both frames to draw and click once more.
+    arrived, wait for both frames to draw and click once more. `expected`: as for point_of.
     """
-    x, y = await point_of(tab, target, check_hit=check_hit)
+    x, y = await point_of(tab, target, check_hit=check_hit, expected=expected)
     await click_delivered(
         tab, target, x, y, world_context=world_context, button=button, click_count=click_count, modifiers=modifiers
     )
@@ -492,15 +521,23 @@ async def type_text(tab: InputTab, text: str) -> None:
 # ----- element helpers ------------------------------------------------------------------------------
 
 
-async def call_function_on(session: CDPSession, backend_node_id: int, function: str, *args: Any) -> Any:
+async def call_function_on(
+    session: CDPSession,
+    backend_node_id: int,
+    function: str,
+    *args: Any,
+    resolved: asyncio.Future[dict[str, Any]] | None = None,
+) -> Any:
     """Call a JS function with `this` bound to a node; its JSON value. CDPEngineError if the node is gone,
-    JavaScriptError if the function throws."""
-    return (await scripts.call_on_node(session, backend_node_id, function, *args)).get("value")
+    JavaScriptError if the function throws. `resolved`: as for scripts.call_on_node."""
+    return (await scripts.call_on_node(session, backend_node_id, function, *args, resolved=resolved)).get("value")
 
 
-async def call_on(target: Target, function: str, *args: Any) -> Any:
+async def call_on(
+    target: Target, function: str, *args: Any, resolved: asyncio.Future[dict[str, Any]] | None = None
+) -> Any:
     """Call a JS function with `this` bound to the element; returns its JSON value."""
-    return await call_function_on(target.session, target.backend_node_id, function, *args)
+    return await call_function_on(target.session, target.backend_node_id, function, *args, resolved=resolved)
 
 
 async def focus(target: Target) -> None:

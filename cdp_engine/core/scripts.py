@@ -117,6 +117,21 @@ async def ax_node(session: CDPSession, backend_node_id: int) -> dict[str, Any]:
     return first
 
 
+def send_resolve(session: CDPSession, backend_node_id: int) -> asyncio.Future[dict[str, Any]]:
+    """DOM.resolveNode sent now, for call_on_node(resolved=...); unused, pass it to drop_resolve."""
+    return session.send("DOM.resolveNode", {"backendNodeId": backend_node_id})
+
+
+def drop_resolve(session: CDPSession, resolved: asyncio.Future[dict[str, Any]]) -> None:
+    """Release the object of a resolution sent with send_resolve and never used (once it is answered)."""
+
+    def done(future: asyncio.Future[dict[str, Any]]) -> None:
+        if not future.cancelled() and future.exception() is None:
+            release(session, str(future.result()["object"]["objectId"]))
+
+    resolved.add_done_callback(done)
+
+
 def release(session: CDPSession, object_id: str) -> None:
     """Release a remote object without waiting (a gone context released it already)."""
     session.send("Runtime.releaseObject", {"objectId": object_id}).add_done_callback(_quiet)
@@ -131,12 +146,17 @@ async def call_on_node(
     by_value: bool = True,
     user_gesture: bool = True,
     timeout: float | None = None,
+    resolved: asyncio.Future[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Call `function` with `this` bound to a DOM node (resolved, then released); its RemoteObject.
 
-    CDPEngineError if the node is gone, JavaScriptError if the function throws.
+    CDPEngineError if the node is gone, JavaScriptError if the function throws. `resolved`: the node's
+    DOM.resolveNode already sent (send_resolve), so the resolution rode along with earlier commands.
     """
-    object_id = await resolve_node(session, backend_node_id, context_id=context_id)
+    if resolved is not None:
+        object_id = str((await resolved)["object"]["objectId"])
+    else:
+        object_id = await resolve_node(session, backend_node_id, context_id=context_id)
     try:
         return await call_function(
             session, object_id, function, *args, by_value=by_value, user_gesture=user_gesture, timeout=timeout

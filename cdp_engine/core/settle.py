@@ -14,8 +14,8 @@ the page's handlers for it ran. Then:
 - changes after that (a timer's render, a ticker the input started): the quiet window: the settle
   ends once none came for `quiet_ms`, at most `max_ms` (then `deadline` is reported). A page that
   was changing by itself when armed (three changes of its own within 100 ms, outside any input and
-  any settle, or a last look that ran to its deadline) is not waited for that way: they are not the
-  input's;
+  any settle; one within the quiet window on a page observed for less than 100 ms; or a last look that
+  ran to its deadline) is not waited for that way: they are not the input's;
 - a finite CSS transition or animation the input started, of a property that shows or moves an
   element (opacity, visibility, transform, size, position): until it ends (at most `max_ms`);
 - a wheel over something that can scroll that way: until the scroll ends (scrollend);
@@ -45,7 +45,7 @@ from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError, TargetClosedError
 from .lifecycle import LifecycleWatcher
 from .liveness import unless_dialog
-from .settle_page import ARM_FUNCTION, LOOK_FUNCTION, OBSERVE_SCRIPT
+from .settle_page import ARM_FUNCTION, DISARM_FUNCTION, LOOK_FUNCTION, OBSERVE_SCRIPT
 from .worlds import Worlds
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ __all__ = [
     "SETTLE_MAX_MS",
     "SETTLE_QUIET_MS",
     "SETTLE_RESPONSE_MS",
+    "Arming",
     "NetworkTracker",
     "SettleOptions",
     "SettleReport",
@@ -243,10 +244,55 @@ async def _frames(tab: Tab) -> list[tuple[CDPSession, int]]:
 async def _arm(tab: Tab, quiet_ms: float) -> list[_Armed]:
     """Arm the observer of every frame document; the ones that answered."""
     frames = await _frames(tab)
-    results = await asyncio.gather(
-        *[_call(s, ctx, ARM_FUNCTION, quiet_ms, timeout=ARM_TIMEOUT) for s, ctx in frames], return_exceptions=True
-    )
+    return await _armed(frames, [_call(s, ctx, ARM_FUNCTION, quiet_ms, timeout=ARM_TIMEOUT) for s, ctx in frames])
+
+
+async def _armed(frames: list[tuple[CDPSession, int]], calls: list[asyncio.Future[Any]]) -> list[_Armed]:
+    results = await asyncio.gather(*calls, return_exceptions=True)
     return [_Armed(s, ctx) for (s, ctx), result in zip(frames, results, strict=True) if isinstance(_value(result), int)]
+
+
+class Arming:
+    """The arming of a settle sent ahead of it: with the checks before an input (an element's identity,
+    its aim), so it costs no round trip of its own. The arming changes nothing the page can see; an action
+    refused after it calls `cancel()`, which lets the observers go back to watching the page on its own."""
+
+    def __init__(self, tab: Tab, options: SettleOptions | None = None) -> None:
+        self.tab = tab
+        quiet = (options or SettleOptions.of(tab)).quiet_ms
+        observe(tab)
+        worlds = Worlds.of(tab)
+        frames = []
+        if worlds.get(tab.main_frame_id) is not None:  # known: the calls go out now, behind what was sent before
+            for fid, frame in list(tab.frames.items()):
+                ctx = worlds.get(fid)
+                if ctx is not None and not frame.session.closed:
+                    frames.append((frame.session, ctx))
+            calls = [_call(s, ctx, ARM_FUNCTION, quiet, timeout=ARM_TIMEOUT) for s, ctx in frames]
+            self.future: asyncio.Future[list[_Armed]] = asyncio.ensure_future(_armed(frames, calls))
+        else:
+            self.future = asyncio.ensure_future(_arm(tab, quiet))
+        self.used = False
+
+    async def frames(self) -> list[_Armed]:
+        self.used = True
+        return await self.future
+
+    def cancel(self) -> None:
+        """The settle will not run: disarm what was armed (not awaited; a closed tab needs nothing)."""
+        if self.used:
+            return
+        self.used = True
+
+        def disarm(future: asyncio.Future[list[_Armed]]) -> None:
+            if future.cancelled() or future.exception() is not None:
+                return
+            for armed in future.result():
+                if not armed.session.closed:
+                    sent = _call(armed.session, armed.context, DISARM_FUNCTION, timeout=ARM_TIMEOUT)
+                    sent.add_done_callback(_retrieve)
+
+        self.future.add_done_callback(disarm)
 
 
 async def settle(
@@ -264,6 +310,7 @@ async def settle(
     until: asyncio.Event | None = None,
     raise_closed: bool = True,
     speculative: Callable[[], Awaitable[Any]] | None = None,
+    arming: Arming | None = None,
 ) -> SettleReport:
     """Run `action` (an input), then wait for what it caused (module docstring); the report says what.
 
@@ -291,8 +338,12 @@ async def settle(
             with contextlib.suppress(CDPEngineError):
                 await network.enable()
             mark = network.started
+        if arming is not None and action is None:
+            arming.cancel()
         if action is not None and not tab.closed and not (dialog_ends and tab.pending_dialog is not None):
-            armed = await _arm(tab, report.options.quiet_ms)
+            armed = await arming.frames() if arming is not None else await _arm(tab, report.options.quiet_ms)
+        elif arming is not None:
+            arming.cancel()
         t_armed = time.perf_counter()
         report.arm_ms = (t_armed - t0) * 1000
         if action is not None:

@@ -8,7 +8,7 @@ rule in core/settle.py's docstring. Isolated world: the page sees neither the ob
 
 from __future__ import annotations
 
-__all__ = ["ARM_FUNCTION", "LOOK_FUNCTION", "OBSERVE_SCRIPT"]
+__all__ = ["ARM_FUNCTION", "DISARM_FUNCTION", "LOOK_FUNCTION", "OBSERVE_SCRIPT"]
 
 # The observer in the engine's isolated world of a document, installed on first use. It counts mutation
 # batches (n, the last at `last`) and, apart, the ones not made while a trusted input event was being
@@ -18,7 +18,7 @@ _STATE = """const g = globalThis; let s = g.__cdpEngineSettle;
   if (!s) {
     s = g.__cdpEngineSettle = {n: 0, last: -1, later: 0, lastLater: -1, recent: [], ours: false,
                                streaming: false, inputs: 0, events: [], arm: null, seen: 0, wake: null,
-                               before: null, ends: new WeakMap()};
+                               before: null, ends: new WeakMap(), born: performance.now()};
     new MutationObserver(() => {
       const now = performance.now();
       s.n++; s.last = now;
@@ -84,7 +84,8 @@ _STATE = """const g = globalThis; let s = g.__cdpEngineSettle;
 OBSERVE_SCRIPT = "(() => { " + _STATE + " return 0; })()"
 
 # Before the input: where the counts are, whether the page was changing by itself (its last three changes
-# outside any input and any settle all within 100 ms, or three quiet windows if longer, before the arming;
+# outside any input and any settle all within 100 ms, or three quiet windows if longer, before the arming; for
+# an observer younger than that, one such change within the last quiet window;
 # or the last look ran to its deadline on changes that never paused, and they still have not: a stream,
 # whose changes that go on are not the input's; an earlier action's late renders are not), and the
 # animations already running. From here to the end of the look the changes are the settle's own.
@@ -94,13 +95,21 @@ ARM_FUNCTION = (
     + """
   const now = performance.now();
   if (now - s.lastLater >= quiet) s.streaming = false;
-  const busy = s.streaming || (s.recent.length === 3 && now - s.recent[0] < Math.max(3 * quiet, 100));
+  // An observer younger than that window (a page armed right after it loaded) has less to go by: one change of
+  // the page's own within the last quiet window.
+  const window = Math.max(3 * quiet, 100);
+  const busy = s.streaming || (s.recent.length === 3 && now - s.recent[0] < window)
+    || (now - s.born < window && s.recent.length > 0 && now - s.recent[s.recent.length - 1] < quiet);
   s.ours = true;
   s.arm = {n: s.n, later: s.later, inputs: s.inputs, wheels: s.wheels, busy};
   addEventListener('wheel', s.onWheel, {capture: true, passive: false});
   try { s.before = new Set(document.getAnimations()); } catch (e) { s.before = null; }
   return s.n; }"""
 )
+
+# An arming no look will follow (the action was refused after it): the page's changes are its own again.
+DISARM_FUNCTION = """function() { const s = globalThis.__cdpEngineSettle;
+  if (s) { s.ours = false; removeEventListener('wheel', s.onWheel, {capture: true}); } return 0; }"""
 
 # Resolves once the document settled by the rule in the module docstring. mode: "input" (after the input,
 # compared with the arming), "response" (after the caused requests, compared with the previous look's end;

@@ -16,14 +16,14 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..core import activity, input, navigation, tracing
+from ..core import activity, input, navigation, scripts, tracing
 from ..core.budget import check_budget, check_offset
 from ..core.files import Screenshot, ScreenshotSpec, image_size_base64, mark_image, screenshot_options
 from ..core.identity import DOM_LOOK, Verdict, verify
 from ..core.liveness import bounded, unless_dialog
 from ..core.marks import Mark
 from ..core.policies import INDEX_SCHEMES, RESULT_CHARS, Policies, PolicyError
-from ..core.settle import NetworkTracker, SettleReport, observe, settle
+from ..core.settle import Arming, NetworkTracker, SettleReport, observe, settle
 from ..core.worlds import Worlds
 from ..errors import (
     CDPEngineError,
@@ -112,6 +112,8 @@ class ElementIndex:
         self.policies: Policies = Policies.for_index()
         self._end = 0.0  # the running act()'s deadline (time.perf_counter())
         self._speculative: Callable[[], Awaitable[Capture | None]] | None = None  # the read the settle may send early
+        self._arming: Arming | None = None  # the next settle's arming, sent ahead with the identity check
+        self._resolutions: dict[int, asyncio.Future[dict[str, Any]]] = {}  # backend id -> DOM.resolveNode sent ahead
         # The budget of page_content in characters (core/budget.py): a longer text is cut after a whole line with
         # a marker naming the offset to read on. A server sets its own (the HTTP service: --result-chars).
         self.result_chars: int = RESULT_CHARS
@@ -491,7 +493,8 @@ class ElementIndex:
         """Run an input (if any), then the engine's one settle (core.settle) with this tab's request tracker:
         what the input caused (DOM changes, transitions, a navigation, the requests it started), each with
         a deadline, by the tab's SettleOptions; a held dialog ends it at once."""
-        report = await settle(self.tab, action, network=self.network, speculative=self._speculative)
+        arming, self._arming = self._arming, None
+        report = await settle(self.tab, action, network=self.network, speculative=self._speculative, arming=arming)
         self.last_settle = report
         for listener in list(self._settle_listeners):
             try:
@@ -513,13 +516,28 @@ class ElementIndex:
         if name == "scroll":
             await self._scroll(action["direction"], action.get("pixels"), previous)
             return
-        element = await self._resolve(previous, action["element_index"])
-        if name == "click_element":
-            await self._click(element)
-        elif name == "input_text":
-            await self._input_text(element, action["text"], bool(action.get("overwrite", False)))
-        elif name == "select_option":
-            await self._select_option(element, previous, action["option_index"])
+        # The settle's arming, and the resolution of the node a script will run on, go out with the identity
+        # check (core.settle.Arming, scripts.send_resolve): no round trip of their own.
+        self._arming = Arming(self.tab)
+        target = previous.elements.get(action["option_index" if name == "select_option" else "element_index"])
+        if target is not None and name != "click_element":
+            self._resolutions[target.backend_node_id] = scripts.send_resolve(target.session, target.backend_node_id)
+        try:
+            element = await self._resolve(previous, action["element_index"])
+            if name == "click_element":
+                await self._click(element)
+            elif name == "input_text":
+                await self._input_text(element, action["text"], bool(action.get("overwrite", False)))
+            elif name == "select_option":
+                await self._select_option(element, previous, action["option_index"])
+        finally:
+            if self._arming is not None:  # refused before its input: nothing to settle
+                self._arming.cancel()
+                self._arming = None
+            if target is not None:
+                for resolved in self._resolutions.values():
+                    scripts.drop_resolve(target.session, resolved)
+            self._resolutions.clear()
 
     async def _resolve(self, capture: Capture, index: int) -> Element:
         """The element an index names, proven to be the same element still (core.identity), else
@@ -542,7 +560,7 @@ class ElementIndex:
     async def _call(self, element: Element, function: str, *args: Any) -> Any:
         """Call a function with `this` bound to the element; None when the node no longer exists."""
         try:
-            return await input.call_on(element, function, *args)
+            return await input.call_on(element, function, *args, resolved=self._resolutions.pop(element.backend_node_id, None))
         except JavaScriptError:
             raise
         except CDPEngineError:
@@ -564,9 +582,11 @@ class ElementIndex:
         if element.session is not self.tab.session:
             ctx = self.capturer.world_context(element.frame_id, element.loader_id)
 
+        expected = self._expected_point(element)
+
         async def click() -> None:
             try:
-                await input.click_element(self.tab, element, world_context=ctx)
+                await input.click_element(self.tab, element, world_context=ctx, expected=expected)
             except input.NotClickableError as exc:
                 raise self._not_clickable(element, exc) from None
 
@@ -576,9 +596,21 @@ class ElementIndex:
         """The element's visible point that takes the pointer (scrolled into view, hit-tested), or
         ELEMENT_NOT_INTERACTIVE in the protocol's words."""
         try:
-            return await input.point_of(self.tab, element)
+            return await input.point_of(self.tab, element, expected=self._expected_point(element))
         except input.NotClickableError as exc:
             raise self._not_clickable(element, exc) from None
+
+    def _expected_point(self, element: Element) -> tuple[float, float] | None:
+        """Where the aim will find the element if the page did not move since the state: the centre of its
+        box clipped to the state's viewport, as input's aim computes it from the quads."""
+        if self.current is None:
+            return None
+        width, height = self.current.viewport[0], self.current.viewport[1]
+        x, y, w, h = element.box
+        x0, y0, x1, y1 = max(x, 0.0), max(y, 0.0), min(x + w, width), min(y + h, height)
+        if x1 <= x0 or y1 <= y0:
+            return None
+        return (x0 + x1) / 2, (y0 + y1) / 2
 
     @staticmethod
     def _not_clickable(element: Element, exc: input.NotClickableError) -> ActionError:
