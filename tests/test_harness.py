@@ -833,3 +833,30 @@ SCRIPTS = {
     "login": ["fill({name=user}, 'agent')", "fill({name=pass}, 'hunter2')", "click({text=Sign in})"],
     "select": ["select_option({tag=select}, 'Canada')", "click({text=Save})"],
 }
+
+
+async def test_the_tab_list_takes_the_active_tabs_title_from_the_state_it_just_read(
+    browser: cdp_engine.Browser, site: Any
+) -> None:
+    # The snapshot carries the document's title: the tab list after a reset or a step asks the page nothing.
+    url = site.add(unique("titled"), "<title>Before</title><button onclick=\"document.title = '  After  it '\">t</button>")
+    async with BrowserEnv(browser) as env:
+        obs = await env.reset(url)
+        assert env.last_info["tabs"][0]["title"] == "Before"
+        tab = env.active
+        assert tab is not None
+        sent: list[str] = []
+        original = tab.session.send
+
+        def spy(method: str, params: Any = None, **kwargs: Any) -> Any:
+            sent.append(str((params or {}).get("expression", "")))
+            return original(method, params, **kwargs)
+
+        tab.session.send = spy  # type: ignore[method-assign]
+        try:
+            index = next(int(k) for k, d in obs["element_index"].items() if d.get("tag") == "button")
+            _obs, info = await env.step({"action": "click_element", "element_index": index})
+        finally:
+            del tab.session.send
+        assert info["tabs"][0]["title"] == "After it" == await tab.evaluate("document.title")
+        assert "document.title" not in sent

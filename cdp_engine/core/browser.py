@@ -590,16 +590,29 @@ class Tab:
                 )  # fmt: skip
                 return Response(self.url, None, None, same_document=True)
             watcher.expect(loader_id)
-            # "commit" too: Page.navigate may answer before the new document's Page.frameNavigated.
+            # The status is read as soon as the document commits, while it loads: no round trip after the load.
+            status_read = asyncio.ensure_future(self._status_at_commit(watcher, deadline))
             try:
+                # "commit" too: Page.navigate may answer before the new document's Page.frameNavigated.
                 outcome = await watcher.wait(wait_until, max(0.0, deadline - loop.time()), dialog_ends=dialog_ends)
             except NavigationTimeoutError:  # the caller's timeout, not what was left of it after the answer
+                status_read.cancel()
                 await self.stop_loading()
                 raise NavigationTimeoutError(url, wait_until, timeout) from None
-            if outcome.dialog:  # the renderer is paused: reading the status would wait for the answer
-                return Response(self.url, None, loader_id, dialog=True)
-        status = await self._main_status(max(0.1, deadline - loop.time()))
-        return Response(self.url, status, loader_id)
+            except BaseException:
+                status_read.cancel()
+                raise
+            if outcome.dialog or self.pending_dialog is not None:
+                status_read.cancel()  # the renderer is paused: reading the status would wait for the answer
+                return Response(self.url, None, loader_id, dialog=outcome.dialog)
+        return Response(self.url, await status_read, loader_id)
+
+    async def _status_at_commit(self, watcher: LifecycleWatcher, deadline: float) -> int | None:
+        """The main document's HTTP status, read once `watcher`'s navigation committed (None if unknown)."""
+        left = deadline - asyncio.get_running_loop().time()
+        with contextlib.suppress(CDPEngineError, TimeoutError):
+            await self.wait_for_condition(lambda: watcher.reached("commit"), max(0.1, left))
+        return await self._main_status(max(0.1, deadline - asyncio.get_running_loop().time()))
 
     async def stop_loading(self, timeout: float = STOP_TIMEOUT) -> bool:
         """Abandon the main frame's pending navigation and loads (Page.stopLoading); never raises.

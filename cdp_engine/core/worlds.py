@@ -43,6 +43,13 @@ class Worlds:
         self._pending: dict[tuple[str, str], asyncio.Future[int | None]] = {}
         self._main: dict[str, tuple[CDPSession, int]] = {}  # frame id -> the page's default context
         self._init_scripts: list[str] = []
+        # Init scripts are also registered to run in the world as each new document of the tab's own session
+        # is created (Page.addScriptToEvaluateOnNewDocument with the world's name: Chromium makes the world
+        # then, before the page's scripts run, and createIsolatedWorld later hands out that same world). A
+        # document first seen (its commit) after a registration was answered has that script already; one
+        # seen before (or there when it was sent) may not.
+        self._registered: dict[str, set[str]] = {}  # session id -> scripts whose registration was answered
+        self._preinstalled: dict[tuple[str, str], frozenset[str]] = {}  # document -> scripts it ran at creation
         self._watched: set[str] = set()
         # Each new document gets its world as soon as it commits, off any caller's critical path.
         tab.add_listener(self._on_tab_event)
@@ -56,6 +63,7 @@ class Worlds:
         if expression in self._init_scripts:
             return
         self._init_scripts.append(expression)
+        self._register(self.tab.session, expression)
         for session, ctx in list(self._worlds.values()):
             if not session.closed:
                 session.send(
@@ -131,14 +139,36 @@ class Worlds:
                 {"frameId": key[0], "worldName": WORLD_NAME, "grantUniveralAccess": False},
             )
             ctx: int = result["executionContextId"]
-            for expression in self._init_scripts:
-                await session.send(
-                    "Runtime.evaluate", {"expression": expression, "contextId": ctx, "returnByValue": True}
-                )
+            ran = self._preinstalled.get(key, frozenset())
+            # Sent together: the session runs them in order, one round trip for all.
+            await asyncio.gather(
+                *[
+                    session.send("Runtime.evaluate", {"expression": expression, "contextId": ctx, "returnByValue": True})
+                    for expression in self._init_scripts
+                    if expression not in ran
+                ]
+            )
         except CDPEngineError:
             return None
         self._worlds[key] = (session, ctx)
         return ctx
+
+    def _first_seen(self, frame_id: str, loader_id: str, session: CDPSession) -> None:
+        """Note what a document can have run at its creation, the first time it is seen (a same-document
+        navigation later sees it again and changes nothing)."""
+        self._preinstalled.setdefault((frame_id, loader_id), frozenset(self._registered.get(session.id or "", ())))
+
+    def _register(self, session: CDPSession, expression: str) -> None:
+        """Run `expression` in the world of each document the session creates from now on (see __init__)."""
+        for fid, frame in list(self.tab.frames.items()):  # documents there now: seen before it was answered
+            self._first_seen(fid, frame.loader_id, frame.session)
+        sent = session.send("Page.addScriptToEvaluateOnNewDocument", {"source": expression, "worldName": WORLD_NAME})
+
+        def done(future: asyncio.Future[Any]) -> None:
+            if not future.cancelled() and future.exception() is None:
+                self._registered.setdefault(session.id or "", set()).add(expression)
+
+        sent.add_done_callback(done)
 
     def _on_tab_event(self, kind: str, payload: Any) -> None:
         if kind != "navigated" or not isinstance(payload, str):
@@ -149,6 +179,9 @@ class Worlds:
         loader = frame.loader_id
         for old in [k for k in self._worlds if k[0] == payload and k[1] != loader]:
             del self._worlds[old]  # that document is gone
+        for old in [k for k in self._preinstalled if (k[0] == payload and k[1] != loader) or k[0] not in self.tab.frames]:
+            del self._preinstalled[old]
+        self._first_seen(payload, loader, frame.session)
         if (payload, loader) not in self._worlds and (payload, loader) not in self._pending:
             future = asyncio.ensure_future(self.ensure(payload))
             future.add_done_callback(lambda f: f.cancelled() or f.exception())

@@ -197,6 +197,16 @@ class BrowserEnv:
         """The open tabs: index, url, title, active (the active tab's title read from its document)."""
         return await self._tabs.info()
 
+    def _state_title(self, state: dict[str, Any]) -> str | None:
+        """The active tab's title as the snapshot of `state` read it, when `state` is its latest capture."""
+        active = self._tabs.active
+        if active is None or active.closed:
+            return None
+        capture = ElementIndex.of(active).current
+        if capture is None or capture.state.get("state_hash") != state.get("state_hash"):
+            return None
+        return capture.title
+
     # ----- episodes ---------------------------------------------------------------------------
 
     async def reset(
@@ -259,7 +269,7 @@ class BrowserEnv:
             "reset_ms": (t_end - t_teardown) * 1000,
             "total_ms": (t_end - t0) * 1000,
         }
-        info = _info(self, state, None, timings, await self.tab_info(), action=None)
+        info = _info(self, state, None, timings, await self._tabs.info(self._state_title(state)), action=None)
         self._record(0, None, state, info)
         self.last_info = info
         return await self._observation(state)
@@ -304,7 +314,8 @@ class BrowserEnv:
         reads_reward = self.task is not None and bool(self.task.reward_js) and not self.active_closed
         left = max(0.1, min(10.0, end - asyncio.get_running_loop().time()))
         # reward_js and the tab list in flight together: one round trip for both
-        reward, tabs = await asyncio.gather(self.reward(timeout=left) if reads_reward else _none(), self.tab_info())
+        tab_list = self._tabs.info(self._state_title(state))
+        reward, tabs = await asyncio.gather(self.reward(timeout=left) if reads_reward else _none(), tab_list)
         timings = _step_timings(t0, t_end, self._timer.settle * 1000, capture_ms, error, self._tabs.active)
         info = _info(self, state, error, timings, tabs, action=action, ran=ran, reward=reward, finished=finished)
         self._record(self.step_count, action, state, info)

@@ -171,12 +171,12 @@ class EpisodeTabs:
         self.tabs = [t for t in self.tabs if not t.closed]
         return self.tabs
 
-    async def info(self) -> list[dict[str, Any]]:
+    async def info(self, title: str | None = None) -> list[dict[str, Any]]:
         """The open tabs: index, url, title, active. The active tab's title is read from its document
-        (Chromium reports titles a little late); the others' are as Chromium last reported them."""
-        title = None
+        (Chromium reports titles a little late), or is `title` when the caller has it from the state it just
+        captured (the snapshot's title: no round trip); the others' are as Chromium last reported them."""
         active = self.active
-        if active is not None and not active.closed and not active.renderer_hung:  # a hung one never answers
+        if title is None and active is not None and not active.closed and not active.renderer_hung:  # a hung one never answers
             with contextlib.suppress(CDPEngineError, TimeoutError):
                 title = await active.evaluate("document.title", timeout=2.0)
         return [

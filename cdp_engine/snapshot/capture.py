@@ -225,6 +225,7 @@ class Capture:
     content: ContentWindow = (0, PAGE_CONTENT_CAP)  # the part of the text page_content holds
     interactive: str = "strict"  # the interactive set the index holds (snapshot/extended.py)
     shot_region: dict[str, float] | None = None  # the page rectangle the options needed (None: none needed)
+    title: str | None = None  # the main document's title, as the snapshot read it (None: not known)
 
     @property
     def screenshot_format(self) -> str | None:
@@ -723,7 +724,7 @@ class StateCapturer:
         self.tab.last_timings = timings
         return Capture(
             state, last.elements, last.version_key, last.viewport, timings, shot_options, shot_still, last.content,
-            last.interactive, shot_region,
+            last.interactive, shot_region, last.title,
         )  # fmt: skip
 
     async def screenshot_current(self, capture: Capture, options: ScreenshotOptions) -> bool:
@@ -787,6 +788,7 @@ class StateCapturer:
         viewport = await self._viewport(probes)
         t_snapshot = time.perf_counter()
 
+        title = _document_title(snap_results[0]) if frames else None
         docs_by_session: dict[str, list[_Doc]] = {}
         for (fid, s), result in zip(frames, snap_results, strict=True):
             if isinstance(result, BaseException):
@@ -840,7 +842,18 @@ class StateCapturer:
         }
         mode = "extended" if extended else "strict"
         elements = {el.index: el for el in builder.elements}
-        return Capture(state, elements, key, viewport, timings, options, still, content, mode, region)
+        return Capture(state, elements, key, viewport, timings, options, still, content, mode, region, title)
+
+
+def _document_title(result: Any) -> str | None:
+    """The title of a snapshot's first document (the session's main frame), free with the snapshot."""
+    if isinstance(result, BaseException):
+        return None
+    try:
+        index = result["documents"][0].get("title", -1)
+        return str(result["strings"][index]) if index >= 0 else ""
+    except (KeyError, IndexError, TypeError):
+        return None
 
 
 class _Builder:
