@@ -612,6 +612,8 @@ class Tab:
         left = deadline - asyncio.get_running_loop().time()
         with contextlib.suppress(CDPEngineError, TimeoutError):
             await self.wait_for_condition(lambda: watcher.reached("commit"), max(0.1, left))
+        if self.pending_dialog is not None:  # the renderer is paused: the read would wait for the answer
+            return None
         return await self._main_status(max(0.1, deadline - asyncio.get_running_loop().time()))
 
     async def stop_loading(self, timeout: float = STOP_TIMEOUT) -> bool:

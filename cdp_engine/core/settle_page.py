@@ -18,14 +18,22 @@ _STATE = """const g = globalThis; let s = g.__cdpEngineSettle;
   if (!s) {
     s = g.__cdpEngineSettle = {n: 0, last: -1, later: 0, lastLater: -1, recent: [], ours: false,
                                streaming: false, inputs: 0, events: [], arm: null, seen: 0, wake: null,
-                               before: null, ends: new WeakMap(), born: performance.now()};
+                               before: null, ends: new WeakMap(), born: -1};
+    // From when the page's own changes count (born): the task after DOMContentLoaded, whose task still
+    // delivers the parser's last mutations; at once in a document already parsed.
+    const born = () => { s.born = performance.now(); };
+    if (document.readyState === 'loading') addEventListener('DOMContentLoaded', () => setTimeout(born, 0), {once: true});
+    else born();
     new MutationObserver(() => {
       const now = performance.now();
       s.n++; s.last = now;
       if (!s.events.some(e => e.eventPhase)) {
         // The page's own last three changes: outside any input and any settle (an action's late renders are
-        // its own), one per task (batches within a millisecond are one).
-        if (!s.ours && now - s.lastLater > 1) { s.recent.push(now); if (s.recent.length > 3) s.recent.shift(); }
+        // its own), one per task (batches within a millisecond are one), not the parser's (the observer is in
+        // place as the document is created: its loading is not the page changing by itself).
+        if (!s.ours && now - s.lastLater > 1 && s.born >= 0) {
+          s.recent.push(now); if (s.recent.length > 3) s.recent.shift();
+        }
         s.later++; s.lastLater = now;
       }
       if (s.wake) s.wake();
@@ -99,7 +107,7 @@ ARM_FUNCTION = (
   // the page's own within the last quiet window.
   const window = Math.max(3 * quiet, 100);
   const busy = s.streaming || (s.recent.length === 3 && now - s.recent[0] < window)
-    || (now - s.born < window && s.recent.length > 0 && now - s.recent[s.recent.length - 1] < quiet);
+    || (s.born >= 0 && now - s.born < window && s.recent.length > 0 && now - s.recent[s.recent.length - 1] < quiet);
   s.ours = true;
   s.arm = {n: s.n, later: s.later, inputs: s.inputs, wheels: s.wheels, busy};
   addEventListener('wheel', s.onWheel, {capture: true, passive: false});

@@ -3,7 +3,10 @@
 Why one owner: the state capture (change probes, style checks) and the MCP surface (selectors,
 waits) both run scripts the page must not see. One isolated world per frame document, created on
 first use (or as the document commits), kept until its document or context goes away and then
-created again, means no world leaks per call and no two copies of the bookkeeping. The page's
+created again, means no world leaks per call and no two copies of the bookkeeping. In the documents
+of the tab's own session Chromium makes the world as the document is created and runs the init
+scripts there before the page's own (Page.addScriptToEvaluateOnNewDocument with the world's name), so
+the observers see the page from its start and handing the world out costs one call, not one per script. The page's
 default contexts (its own scripts' world) are followed here too, from Runtime events on the
 sessions a surface enabled Runtime on (`watch`).
 """
@@ -140,14 +143,16 @@ class Worlds:
             )
             ctx: int = result["executionContextId"]
             ran = self._preinstalled.get(key, frozenset())
-            # Sent together: the session runs them in order, one round trip for all.
-            await asyncio.gather(
-                *[
-                    session.send("Runtime.evaluate", {"expression": expression, "contextId": ctx, "returnByValue": True})
-                    for expression in self._init_scripts
-                    if expression not in ran
-                ]
-            )
+            # Sent together (the session runs them in order): one round trip for all.
+            sent = [
+                session.send("Runtime.evaluate", {"expression": expression, "contextId": ctx, "returnByValue": True})
+                for expression in self._init_scripts
+                if expression not in ran
+            ]
+            for future in sent:
+                future.add_done_callback(_retrieve)  # one failing leaves the others unread
+            for future in sent:
+                await future
         except CDPEngineError:
             return None
         self._worlds[key] = (session, ctx)
