@@ -14,7 +14,7 @@ the page's handlers for it ran. Then:
 - changes after that (a timer's render, a ticker the input started): the quiet window: the settle
   ends once none came for `quiet_ms`, at most `max_ms` (then `deadline` is reported). A page that
   was changing by itself when armed (three changes of its own within 100 ms, outside any input and
-  any settle; one within the quiet window on a page observed for less than 100 ms; or a last look that
+  any settle; one within three quiet windows on a page observed for less than 100 ms; or a last look that
   ran to its deadline) is not waited for that way: they are not the input's;
 - a finite CSS transition or animation the input started, of a property that shows or moves an
   element (opacity, visibility, transform, size, position): until it ends (at most `max_ms`);

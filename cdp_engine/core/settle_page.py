@@ -93,7 +93,7 @@ OBSERVE_SCRIPT = "(() => { " + _STATE + " return 0; })()"
 
 # Before the input: where the counts are, whether the page was changing by itself (its last three changes
 # outside any input and any settle all within 100 ms, or three quiet windows if longer, before the arming; for
-# an observer younger than that, one such change within the last quiet window;
+# an observer younger than that, one such change within the last three quiet windows;
 # or the last look ran to its deadline on changes that never paused, and they still have not: a stream,
 # whose changes that go on are not the input's; an earlier action's late renders are not), and the
 # animations already running. From here to the end of the look the changes are the settle's own.
@@ -104,10 +104,10 @@ ARM_FUNCTION = (
   const now = performance.now();
   if (now - s.lastLater >= quiet) s.streaming = false;
   // An observer younger than that window (a page armed right after it loaded) has less to go by: one change of
-  // the page's own within the last quiet window.
+  // the page's own within the last three quiet windows (a timer late on a busy machine still counts).
   const window = Math.max(3 * quiet, 100);
   const busy = s.streaming || (s.recent.length === 3 && now - s.recent[0] < window)
-    || (s.born >= 0 && now - s.born < window && s.recent.length > 0 && now - s.recent[s.recent.length - 1] < quiet);
+    || (s.born >= 0 && now - s.born < window && s.recent.length > 0 && now - s.recent[s.recent.length - 1] < 3 * quiet);
   s.ours = true;
   s.arm = {n: s.n, later: s.later, inputs: s.inputs, wheels: s.wheels, busy};
   addEventListener('wheel', s.onWheel, {capture: true, passive: false});
