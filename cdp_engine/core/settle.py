@@ -23,10 +23,11 @@ the page's handlers for it ran. Then:
   document then gets a look of its own (`quiet_after_load`): a task turn, the quiet window if it changes;
 - requests started after the arming (fetch, XHR, images; not WebSocket, EventSource, beacons): until
   they finish, at most `network_max`, then `response_ms` for their answers' first change.
-The caller's next read (`speculative`, the state capture) may be sent right behind the first look: the
-renderer runs it after the look, so when that look ended within its own call (the handlers' changes were
-all there was) and nothing else is to be waited for, its result is the read after the settle, one round
-trip sooner (report.speculated); otherwise it is awaited, dropped, and the caller reads again.
+The caller's next read (`speculative`, the state capture) may be sent right behind the first look, and
+again behind the look at the caused requests' answers: the renderer runs it after the look, so when that
+look ended within its own call (the change it looks for was there already) and nothing else is to be
+waited for, its result is the read after the settle, one round trip sooner (report.speculated);
+otherwise it is awaited, dropped, and the caller reads again.
 A held dialog ends the settle at once (the renderer is paused until it is answered). Every wait has
 a deadline and nothing sleeps a fixed time; the SettleReport says what was waited for, how long each
 phase took, whether a wait ran to its deadline, and with which knobs (SettleOptions).
@@ -103,6 +104,7 @@ class SettleReport:
 
     value: Any = None  # what the input awaitable returned
     speculated: Any = None  # the `speculative` read's result, when it is the read after the settle
+    speculated_after: str = ""  # the look that read was sent behind: "input" (or "now"), or "response"
     waited_for: list[str] = field(default_factory=list)  # "navigation", "dom", "network", in order
     options: SettleOptions = field(default_factory=SettleOptions)
     changed: bool = False  # the DOM changed after the arming (or during a look without one)
@@ -136,6 +138,7 @@ class SettleReport:
             "settle_requests": float(self.requests),
             "settle_continued": float(self.continued),
             "settle_speculated": float(self.speculated is not None),
+            "settle_speculated_response": float(self.speculated is not None and self.speculated_after == "response"),
             "settle_read_ms": self.read_ms,
             "settle_allowance_ms": float(o.allowance_ms),
             "settle_quiet_ms": float(o.quiet_ms),
@@ -384,6 +387,7 @@ class _Settling:
     ) -> None:
         self.speculative = speculative
         self.speculation: asyncio.Future[Any] | None = None
+        self.speculated_after = ""  # the look the speculation in flight went out behind
         self.in_call = False  # every look ended within its own call (LOOK_FUNCTION's `sync`)
         self.tab = tab
         self.report = report
@@ -414,10 +418,15 @@ class _Settling:
             await self._phases(armed, wait_until, load_timeout, quiet_after_load, stop_ends, until, raise_closed)
         finally:
             self.report.closed = self.report.closed or self.tab.closed
-            if self.speculation is not None and self.report.speculated is None:
-                # Not the read after the settle: let it end (it shares the caller's state), then drop it.
-                with contextlib.suppress(Exception, asyncio.CancelledError):
-                    await self.speculation
+            if self.report.speculated is None:
+                await self._drop_speculation()
+
+    async def _drop_speculation(self) -> None:
+        """A read that is not the read after the settle: let it end (it shares the caller's state), then drop it."""
+        if self.speculation is not None:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await self.speculation
+            self.speculation = None
 
     async def _phases(
         self, armed: list[_Armed] | None, wait_until: str, load_timeout: float | None, quiet_after_load: bool,
@@ -428,18 +437,7 @@ class _Settling:
             return
         frames = armed if armed is not None else [_Armed(s, c) for s, c in await _frames(tab)]
         await self._look(frames, "input" if armed is not None else "now", speculate=armed is not None)
-        if (
-            self.speculation is not None
-            and self.in_call
-            and not self.held()
-            and not (self.watcher is not None and self.watcher.navigating)
-            and not self._caused()
-            and not report.deadline
-        ):
-            t = time.perf_counter()
-            with contextlib.suppress(CDPEngineError, TimeoutError):
-                report.speculated = await self.speculation
-            report.read_ms = (time.perf_counter() - t) * 1000
+        if await self._took_speculation():
             return
         network_end = time.perf_counter() + self.options.network_max
         while not tab.closed:
@@ -460,8 +458,32 @@ class _Settling:
             # Requests started since the arming: until they finish, then their answers get to change the page.
             await self._requests(network_end)
             t = time.perf_counter()
-            await self._look(frames, "response", self.options.response_ms)
+            # The read goes out behind this look too: it stands when the answers' change was there already.
+            await self._drop_speculation()
+            await self._look(frames, "response", self.options.response_ms, speculate=True)
             report.network_ms += (time.perf_counter() - t) * 1000
+            if await self._took_speculation():
+                return
+
+    async def _took_speculation(self) -> bool:
+        """Whether the read sent behind the last look is the read after the settle (module docstring): every
+        look ended within its own call and nothing else is to be waited for; then it is awaited."""
+        report = self.report
+        if (
+            self.speculation is None
+            or not self.in_call
+            or self.held()
+            or (self.watcher is not None and self.watcher.navigating)
+            or self._caused()
+            or report.deadline
+        ):
+            return False
+        t = time.perf_counter()
+        with contextlib.suppress(CDPEngineError, TimeoutError):
+            report.speculated = await self.speculation
+        report.speculated_after = self.speculated_after
+        report.read_ms = (time.perf_counter() - t) * 1000
+        return True
 
     def _caused(self) -> int:
         return self.network.since(self.mark) if self.network is not None else 0
@@ -500,6 +522,7 @@ class _Settling:
         ]  # fmt: skip
         if speculate and self.speculative is not None:
             self.speculation = asyncio.ensure_future(self.speculative())  # its commands go out behind the looks
+            self.speculated_after = mode
         gathered = asyncio.ensure_future(asyncio.gather(*looks, return_exceptions=True))
         early = asyncio.ensure_future(self.tab.wait_for_condition(lambda: self.held() or self.requested(), budget))
         try:
