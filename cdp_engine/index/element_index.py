@@ -113,6 +113,7 @@ class ElementIndex:
         self._end = 0.0  # the running act()'s deadline (time.perf_counter())
         self._speculative: Callable[[], Awaitable[Capture | None]] | None = None  # the read the settle may send early
         self._arming: Arming | None = None  # the next settle's arming, sent ahead with the identity check
+        self._unchanged: tuple[Capture, asyncio.Future[bool]] | None = None  # this action's version-key check
         self._resolutions: dict[int, asyncio.Future[dict[str, Any]]] = {}  # backend id -> DOM.resolveNode sent ahead
         # The budget of page_content in characters (core/budget.py): a longer text is cut after a whole line with
         # a marker naming the offset to read on. A server sets its own (the HTTP service: --result-chars).
@@ -538,6 +539,7 @@ class ElementIndex:
                 for resolved in self._resolutions.values():
                     scripts.drop_resolve(target.session, resolved)
             self._resolutions.clear()
+            self._unchanged = None
 
     async def _resolve(self, capture: Capture, index: int) -> Element:
         """The element an index names, proven to be the same element still (core.identity), else
@@ -548,9 +550,16 @@ class ElementIndex:
                 "INVALID_ELEMENT_INDEX", f"Element with index {index} not found in the current element index."
             )
 
-        async def unchanged() -> bool:
+        async def read() -> bool:
             key = await self.capturer.version_key()
             return key == capture.version_key and StateCapturer.key_is_stable(key)
+
+        async def unchanged() -> bool:
+            # One probe per action: a second index it names (select_option's option) is checked by the same
+            # answer, as nothing was sent between them that could change the page.
+            if self._unchanged is None or self._unchanged[0] is not capture:
+                self._unchanged = (capture, asyncio.ensure_future(read()))
+            return await asyncio.shield(self._unchanged[1])
 
         verdict = await verify(self.tab, element, element.fingerprint(), DOM_LOOK, unchanged=unchanged)
         if not verdict.same:
