@@ -89,6 +89,9 @@ MARKS_SCRIPT = r"""async function(data, type, quality, marks, fontPx) {
 }"""
 
 FONT_PX = 11  # label text height in image pixels: legible on a scaled-down image, small on a full one
+# A lossy image without a quality of its own was captured at Chromium's default (captureScreenshot: 80); the
+# marked one is encoded at that quality too (the canvas's own default, 92, is a larger file and a slower encode).
+DEFAULT_QUALITY = 80
 
 
 async def draw_marks(
@@ -114,7 +117,7 @@ async def draw_marks(
             "arguments": [
                 {"value": data},
                 {"value": f"image/{image_format}"},
-                {"value": quality if image_format != "png" else None},
+                {"value": (DEFAULT_QUALITY if quality is None else quality) if image_format != "png" else None},
                 {"value": [list(m) for m in marks]},
                 {"value": FONT_PX},
             ],
