@@ -96,3 +96,24 @@ async def test_an_action_refused_after_its_arming_leaves_the_observer_disarmed(t
     # The next action on a fresh state still settles on what it caused.
     state = await tab.state(screenshot=False)
     assert "error" not in await tab.act({"action": "click_element", "element_index": 1}, screenshot=False)
+
+
+async def test_a_world_without_the_observer_is_armed_and_looked_at_in_full(tab, site):
+    # The settle sends one-line calls into the observer its init script installs; a world where it is missing
+    # (deleted here) gets the whole observer with the arming, and the action still waits for its deferred render.
+    from cdp_engine.core.worlds import Worlds
+
+    url = site.add(
+        "/settle/no-observer",
+        """<button onclick="setTimeout(() => { document.getElementById('o').textContent = 'LATE' }, 0)">go</button>
+           <p id=o>early</p>""",
+    )
+    await tab.goto(url)
+    await tab.state(screenshot=False)
+    ctx = await Worlds.of(tab).context(tab.main_frame_id)
+    gone = {"expression": "delete globalThis.__cdpEngineSettle", "contextId": ctx, "returnByValue": True}
+    assert (await tab.session.send("Runtime.evaluate", gone))["result"]["value"] is True
+    state = await tab.act({"action": "click_element", "element_index": 1}, screenshot=False)
+    assert "error" not in state and "LATE" in state["page_content"]
+    present = {"expression": "typeof globalThis.__cdpEngineSettle.lookFn", "contextId": ctx, "returnByValue": True}
+    assert (await tab.session.send("Runtime.evaluate", present))["result"]["value"] == "function"

@@ -46,7 +46,7 @@ from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError, TargetClosedError
 from .lifecycle import LifecycleWatcher
 from .liveness import unless_dialog
-from .settle_page import ARM_FUNCTION, DISARM_FUNCTION, LOOK_FUNCTION, OBSERVE_SCRIPT
+from .settle_page import ARM_FULL, ARM_FUNCTION, DISARM_FUNCTION, LOOK_FULL, LOOK_FUNCTION, OBSERVE_SCRIPT
 from .worlds import Worlds
 
 if TYPE_CHECKING:
@@ -247,11 +247,22 @@ async def _frames(tab: Tab) -> list[tuple[CDPSession, int]]:
 async def _arm(tab: Tab, quiet_ms: float) -> list[_Armed]:
     """Arm the observer of every frame document; the ones that answered."""
     frames = await _frames(tab)
-    return await _armed(frames, [_call(s, ctx, ARM_FUNCTION, quiet_ms, timeout=ARM_TIMEOUT) for s, ctx in frames])
+    calls = [_call(s, ctx, ARM_FUNCTION, quiet_ms, timeout=ARM_TIMEOUT) for s, ctx in frames]
+    return await _armed(frames, calls, quiet_ms)
 
 
-async def _armed(frames: list[tuple[CDPSession, int]], calls: list[asyncio.Future[Any]]) -> list[_Armed]:
-    results = await asyncio.gather(*calls, return_exceptions=True)
+async def _armed(
+    frames: list[tuple[CDPSession, int]], calls: list[asyncio.Future[Any]], quiet_ms: float
+) -> list[_Armed]:
+    results = list(await asyncio.gather(*calls, return_exceptions=True))
+    # A world without the observer's functions (its init script did not run there) answers null: install and arm.
+    missing = [i for i, r in enumerate(results) if not isinstance(r, BaseException) and _value(r) is None]
+    if missing:
+        again = await asyncio.gather(
+            *[_call(*frames[i], ARM_FULL, quiet_ms, timeout=ARM_TIMEOUT) for i in missing], return_exceptions=True
+        )
+        for i, result in zip(missing, again, strict=True):
+            results[i] = result
     return [_Armed(s, ctx) for (s, ctx), result in zip(frames, results, strict=True) if isinstance(_value(result), int)]
 
 
@@ -272,7 +283,7 @@ class Arming:
                 if ctx is not None and not frame.session.closed:
                     frames.append((frame.session, ctx))
             calls = [_call(s, ctx, ARM_FUNCTION, quiet, timeout=ARM_TIMEOUT) for s, ctx in frames]
-            self.future: asyncio.Future[list[_Armed]] = asyncio.ensure_future(_armed(frames, calls))
+            self.future: asyncio.Future[list[_Armed]] = asyncio.ensure_future(_armed(frames, calls, quiet))
         else:
             self.future = asyncio.ensure_future(_arm(tab, quiet))
         self.used = False
@@ -506,7 +517,10 @@ class _Settling:
             report.closed = self.tab.closed
         report.network_ms += (time.perf_counter() - t) * 1000
 
-    async def _look(self, frames: list[_Armed], mode: str, expect: float = 0.0, *, speculate: bool = False) -> None:
+    async def _look(
+        self, frames: list[_Armed], mode: str, expect: float = 0.0, *, speculate: bool = False,
+        function: str = LOOK_FUNCTION,
+    ) -> None:  # fmt: skip
         """Run the look (LOOK_FUNCTION's `mode`) in every frame document, racing a held dialog and a
         navigation request; with `speculate`, send the caller's speculative read right behind it."""
         self.in_call = False
@@ -516,7 +530,7 @@ class _Settling:
         budget = (o.max_ms + expect) / 1000 + 2
         t = time.perf_counter()
         looks = [
-            _call(f.session, f.context, LOOK_FUNCTION, mode, expect, o.allowance_ms, o.quiet_ms, o.max_ms,
+            _call(f.session, f.context, function, mode, expect, o.allowance_ms, o.quiet_ms, o.max_ms,
                   timeout=budget)
             for f in frames
         ]  # fmt: skip
@@ -541,8 +555,13 @@ class _Settling:
             self.report.waited_for.append("dom")
         if not gathered.done() or gathered.cancelled():
             return
-        values = [_value(result) for result in gathered.result()]
+        results = gathered.result()
+        values = [_value(result) for result in results]
         self.in_call = all(isinstance(value, dict) and value.get("sync") for value in values)
+        missing = [f for f, r, v in zip(frames, results, values, strict=True) if v is None and not isinstance(r, BaseException)]
+        if missing and function is LOOK_FUNCTION:  # worlds without the observer's functions: install and look there
+            await self._look(missing, mode, expect, function=LOOK_FULL)
+            self.in_call = False  # the speculative read ran before these looks: not the read after them
         for value in values:
             if isinstance(value, dict):
                 self.report.changed = self.report.changed or bool(value.get("changed"))

@@ -8,7 +8,7 @@ rule in core/settle.py's docstring. Isolated world: the page sees neither the ob
 
 from __future__ import annotations
 
-__all__ = ["ARM_FUNCTION", "DISARM_FUNCTION", "LOOK_FUNCTION", "OBSERVE_SCRIPT"]
+__all__ = ["ARM_FULL", "ARM_FUNCTION", "DISARM_FUNCTION", "LOOK_FULL", "LOOK_FUNCTION", "OBSERVE_SCRIPT"]
 
 # The observer in the engine's isolated world of a document, installed on first use. It counts mutation
 # batches (n, the last at `last`) and, apart, the ones not made while a trusted input event was being
@@ -88,8 +88,8 @@ _STATE = """const g = globalThis; let s = g.__cdpEngineSettle;
     }, {capture: true, passive: true});
   }"""
 
-# Installed in each new document's world as it commits, so the first action there knows the page's past.
-OBSERVE_SCRIPT = "(() => { " + _STATE + " return 0; })()"
+# OBSERVE_SCRIPT (below, with the arming and the look) is installed in each new document's world as it is created,
+# so the first action there knows the page's past.
 
 # Before the input: where the counts are, whether the page was changing by itself (its last three changes
 # outside any input and any settle all within 100 ms, or three quiet windows if longer, before the arming; for
@@ -97,10 +97,7 @@ OBSERVE_SCRIPT = "(() => { " + _STATE + " return 0; })()"
 # or the last look ran to its deadline on changes that never paused, and they still have not: a stream,
 # whose changes that go on are not the input's; an earlier action's late renders are not), and the
 # animations already running. From here to the end of the look the changes are the settle's own.
-ARM_FUNCTION = (
-    "function(quiet) { "
-    + _STATE
-    + """
+_ARM_BODY = """
   const now = performance.now();
   if (now - s.lastLater >= quiet) s.streaming = false;
   // An observer younger than that window (a page armed right after it loaded) has less to go by: one change of
@@ -112,8 +109,8 @@ ARM_FUNCTION = (
   s.arm = {n: s.n, later: s.later, inputs: s.inputs, wheels: s.wheels, busy};
   addEventListener('wheel', s.onWheel, {capture: true, passive: false});
   try { s.before = new Set(document.getAnimations()); } catch (e) { s.before = null; }
-  return s.n; }"""
-)
+  return s.n;"""
+
 
 # An arming no look will follow (the action was refused after it): the page's changes are its own again.
 DISARM_FUNCTION = """function() { const s = globalThis.__cdpEngineSettle;
@@ -122,10 +119,7 @@ DISARM_FUNCTION = """function() { const s = globalThis.__cdpEngineSettle;
 # Resolves once the document settled by the rule in the module docstring. mode: "input" (after the input,
 # compared with the arming), "response" (after the caused requests, compared with the previous look's end;
 # `expect` ms for their first change), "now" (after a load, or no input: what changes from now on).
-LOOK_FUNCTION = (
-    "function(mode, expect, allowance, quiet, max) { "
-    + _STATE
-    + """
+_LOOK_BODY = """
   const start = performance.now();
   s.ours = true;
   const arm = mode === 'input' && s.arm ? s.arm
@@ -190,5 +184,28 @@ LOOK_FUNCTION = (
     };
     if (waiting && !expecting) later(allowance); else check();
     sync = false;
-  }); }"""
+  });"""
+
+
+# The observer with the arming and the look as its own functions (s.armFn, s.lookFn), so the calls a settle sends
+# are one line each instead of their whole source (5.8 and 8.8 KB sent and compiled per call: 0.49-0.53 ms a call
+# against 0.32-0.35 ms). Installed by OBSERVE_SCRIPT in each new document's world; the full forms below install it
+# where it is missing (a short call answers null there).
+_INSTALL = (
+    _STATE
+    + "\n  if (!s.armFn) {\n    s.armFn = function(quiet) { "
+    + _ARM_BODY
+    + " };\n    s.lookFn = function(mode, expect, allowance, quiet, max) { "
+    + _LOOK_BODY
+    + " };\n  }"
 )
+
+OBSERVE_SCRIPT = "(() => { " + _INSTALL + " return 0; })()"
+
+ARM_FUNCTION = "function(quiet) { const s = globalThis.__cdpEngineSettle; return s && s.armFn ? s.armFn(quiet) : null; }"
+LOOK_FUNCTION = (
+    "function(mode, expect, allowance, quiet, max) { const s = globalThis.__cdpEngineSettle;"
+    " return s && s.lookFn ? s.lookFn(mode, expect, allowance, quiet, max) : null; }"
+)
+ARM_FULL = "function(quiet) { " + _INSTALL + " return s.armFn(quiet); }"
+LOOK_FULL = "function(mode, expect, allowance, quiet, max) { " + _INSTALL + " return s.lookFn(mode, expect, allowance, quiet, max); }"
