@@ -20,10 +20,11 @@ from ..core import activity, input, navigation, scripts, tracing
 from ..core.budget import check_budget, check_offset
 from ..core.files import Screenshot, ScreenshotSpec, image_size_base64, mark_image, screenshot_options
 from ..core.identity import DOM_LOOK, Verdict, verify
+from ..core.inflight import NetworkTracker
 from ..core.liveness import bounded, unless_dialog
 from ..core.marks import Mark
 from ..core.policies import INDEX_SCHEMES, RESULT_CHARS, Policies, PolicyError
-from ..core.settle import Arming, NetworkTracker, SettleReport, observe, settle
+from ..core.settle import Arming, SettleReport, observe, settle
 from ..core.worlds import Worlds
 from ..errors import (
     CDPEngineError,

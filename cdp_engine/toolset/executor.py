@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 from ..core import activity, input, keys, navigation, scripts, tracing
 from ..core import files as core_files
 from ..core.budget import check_budget, context_lines, window
+from ..core.inflight import NetworkTracker
 from ..core.lifecycle import wait_loaded
 from ..core.liveness import bounded
 from ..core.marks import Mark
@@ -40,7 +41,7 @@ from ..core.policies import (
     PolicyError,
 )
 from ..core.refs import NodeRef, StaleRefError
-from ..core.settle import NetworkTracker, settle
+from ..core.settle import settle
 from ..core.worlds import Worlds
 from ..errors import (
     CDPEngineError,
