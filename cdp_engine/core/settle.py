@@ -188,6 +188,11 @@ async def _frames(tab: Tab) -> list[tuple[CDPSession, int]]:
     worlds = Worlds.of(tab)
     with contextlib.suppress(CDPEngineError, TimeoutError):
         await asyncio.wait_for(worlds.ensure(tab.main_frame_id), ARM_TIMEOUT)
+    return _known_frames(tab, worlds)
+
+
+def _known_frames(tab: Tab, worlds: Worlds) -> list[tuple[CDPSession, int]]:
+    """(session, isolated world) of each frame document whose world is known now."""
     out = []
     for fid, frame in list(tab.frames.items()):
         ctx = worlds.get(fid)
@@ -228,12 +233,8 @@ class Arming:
         quiet = (options or SettleOptions.of(tab)).quiet_ms
         observe(tab)
         worlds = Worlds.of(tab)
-        frames = []
         if worlds.get(tab.main_frame_id) is not None:  # known: the calls go out now, behind what was sent before
-            for fid, frame in list(tab.frames.items()):
-                ctx = worlds.get(fid)
-                if ctx is not None and not frame.session.closed:
-                    frames.append((frame.session, ctx))
+            frames = _known_frames(tab, worlds)
             calls = [_call(s, ctx, ARM_FUNCTION, quiet, timeout=ARM_TIMEOUT) for s, ctx in frames]
             self.future: asyncio.Future[list[_Armed]] = asyncio.ensure_future(_armed(frames, calls, quiet))
         else:
@@ -304,12 +305,8 @@ async def settle(
             with contextlib.suppress(CDPEngineError):
                 await network.enable()
             mark = network.started
-        if arming is not None and action is None:
-            arming.cancel()
         if action is not None and not tab.closed and not (dialog_ends and tab.pending_dialog is not None):
             armed = await arming.frames() if arming is not None else await _arm(tab, report.options.quiet_ms)
-        elif arming is not None:
-            arming.cancel()
         t_armed = time.perf_counter()
         report.arm_ms = (t_armed - t0) * 1000
         if action is not None:
@@ -333,6 +330,8 @@ async def settle(
     finally:
         if own and watcher is not None:
             watcher.close()
+        if arming is not None:
+            arming.cancel()  # a settle that ended before its input (a deadline, a cancellation): disarm; else nothing
 
 
 class _Settling:
