@@ -8,8 +8,10 @@ different site, so a frame from it is out-of-process (OOPIF).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -125,3 +127,24 @@ def long_page_html(sections: int = 200, links_per_section: int = 25) -> str:
 def long_page(site: Site) -> str:
     """The URL of long_page_html() on the test server."""
     return site.add("/long-page.html", long_page_html())
+
+
+@contextlib.contextmanager
+def sent_commands(session: Any) -> Iterator[list[tuple[str, set[str]]]]:
+    """(method, the methods answered by then) for each command the session sends meanwhile: which commands
+    went out together in one burst and which waited for an answer."""
+    log: list[tuple[str, set[str]]] = []
+    answered: set[str] = set()
+    send = session.send
+
+    def recording(method: str, *args: Any, **kwargs: Any) -> Any:
+        log.append((method, set(answered)))
+        future = send(method, *args, **kwargs)
+        future.add_done_callback(lambda _f: answered.add(method))
+        return future
+
+    session.send = recording
+    try:
+        yield log
+    finally:
+        del session.send

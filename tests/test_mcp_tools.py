@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from aiohttp import web
+from conftest import sent_commands
 
 import cdp_engine
 from cdp_engine.mcp_server import ERROR_TYPES, BrowserTools, Config, InstanceManager
@@ -327,6 +328,29 @@ FORM = """<title>Form</title><h1>Sign up</h1>
 <button id=gone onclick="this.remove()">Vanish</button>
 <p id=out>Nothing</p>
 <script>window.log = []; document.addEventListener('keydown', e => log.push(e.key))</script>"""
+
+
+async def test_a_click_by_ref_sends_its_hit_test_with_the_aim(s: Surface, site: Any) -> None:
+    # The snapshot placed the element: its hit test goes out with the aim, not a round trip after it; once the
+    # element moved, the hit test is sent again at the real point and the click still lands on it.
+    html = (
+        "<button id=b style='position:absolute; left:40px; top:60px; width:100px; height:30px'"
+        " onclick='this.textContent = \"hit \" + event.clientX'>Go</button>"
+    )
+    await s.ok("browser_navigate", url=add(site, "/aimed", html))
+    go = ref_of(await snapshot(s), 'button "Go"')
+    page = s.tools.manager.instances["t"].selected
+    assert page is not None
+    with sent_commands(page.tab.session) as log:
+        await s.ok("browser_click", ref=go)
+    hits = [answered for method, answered in log if method == "DOM.getNodeForLocation"]
+    assert len(hits) == 1 and "DOM.getContentQuads" not in hits[0], log
+    assert (await s.ok("browser_evaluate", expression="b.textContent")) == {"result": "hit 90"}
+    await s.ok("browser_evaluate", expression="() => { b.style.left = '200px'; b.textContent = 'Go'; }")
+    with sent_commands(page.tab.session) as log:
+        await s.ok("browser_click", ref=go)
+    assert [m for m, _ in log].count("DOM.getNodeForLocation") == 2
+    assert (await s.ok("browser_evaluate", expression="b.textContent")) == {"result": "hit 250"}
 
 
 async def test_snapshot_and_ref_actions(s: Surface, site: Any) -> None:

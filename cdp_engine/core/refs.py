@@ -55,9 +55,28 @@ class RefRegistry:
         self._counter = 0
         self._refs: dict[str, NodeRef] = {}
         self._by_node: dict[tuple[str, str, int], str] = {}
+        self._points: dict[str, tuple[float, float]] = {}  # where the last read saw each ref's element
 
-    def assign(self, session: CDPSession, frame_id: str, backend_node_id: int, role: str, name: str) -> str:
-        """The node's ref: its existing one while its document lives and its role and name hold, else a new one."""
+    def assign(
+        self,
+        session: CDPSession,
+        frame_id: str,
+        backend_node_id: int,
+        role: str,
+        name: str,
+        box: tuple[float, float, float, float] | None = None,
+    ) -> str:
+        """The node's ref: its existing one while its document lives and its role and name hold, else a new one.
+        `box` (viewport CSS px, the read's geometry) is remembered as a hint for the next aim (expected_point)."""
+        ref = self._assign(session, frame_id, backend_node_id, role, name)
+        point = _centre(box) if box is not None else None
+        if point is None:
+            self._points.pop(ref, None)
+        else:
+            self._points[ref] = point
+        return ref
+
+    def _assign(self, session: CDPSession, frame_id: str, backend_node_id: int, role: str, name: str) -> str:
         frame = self.tab.frames.get(frame_id)
         loader = frame.loader_id if frame else ""
         key = (session.id or "", loader, backend_node_id)
@@ -71,6 +90,12 @@ class RefRegistry:
         self._refs[ref] = NodeRef(ref, session, frame_id, loader, backend_node_id, role, name)
         self._by_node[key] = ref
         return ref
+
+    def expected_point(self, ref: str) -> tuple[float, float] | None:
+        """Where the aim will find the ref's element if the page did not move since the read that placed it:
+        its box's centre (clipped at the viewport's top-left). Only a hint: input.point_of sends its hit test
+        there with the aim and sends it again at the real point when the quads say otherwise."""
+        return self._points.get(ref)
 
     def mint(self) -> str:
         """A new ref name that names no node (a surface's own token, e.g. the toolset's continuation refs):
@@ -98,12 +123,14 @@ class RefRegistry:
         for ref, node in list(self._refs.items()):
             if node.frame_id == frame_id and node.loader_id != loader:
                 del self._refs[ref]
+                self._points.pop(ref, None)
                 self._by_node.pop((node.session.id or "", node.loader_id, node.backend_node_id), None)
 
     def clear(self) -> None:
         """Forget every ref (numbers are never reused)."""
         self._refs.clear()
         self._by_node.clear()
+        self._points.clear()
 
     async def resolve(self, ref: str, *, check_identity: bool = True) -> NodeRef:
         """The node a ref names, proven to be the same element still (core.identity); StaleRefError otherwise."""
@@ -117,6 +144,16 @@ class RefRegistry:
         if not verdict.same:
             raise StaleRefError(ref, stale_reason(verdict), verdict)
         return node
+
+
+def _centre(box: tuple[float, float, float, float]) -> tuple[float, float] | None:
+    """The centre of a box's part right and below the viewport's origin, as the aim computes it from quads
+    (None when nothing of it is there)."""
+    x, y, w, h = box
+    x0, y0, x1, y1 = max(x, 0.0), max(y, 0.0), x + w, y + h
+    if x1 <= x0 or y1 <= y0:
+        return None
+    return (x0 + x1) / 2, (y0 + y1) / 2
 
 
 # The refs' words for each identity verdict (both ref surfaces map these texts further).

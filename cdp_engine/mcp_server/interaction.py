@@ -103,10 +103,13 @@ def modifiers_mask(modifiers: Sequence[str] | None) -> int:
     return keys.modifiers_mask([control_or_meta if m == "ControlOrMeta" else m for m in modifiers or []])
 
 
-async def point_of(tab: Tab, node: NodeRef, *, check_hit: bool = True) -> tuple[float, float]:
-    """The node's visible point that takes the pointer; NotInteractableError worded for MCP (invalid_params)."""
+async def point_of(
+    tab: Tab, node: NodeRef, *, check_hit: bool = True, expected: tuple[float, float] | None = None
+) -> tuple[float, float]:
+    """The node's visible point that takes the pointer; NotInteractableError worded for MCP (invalid_params).
+    `expected`: where the last snapshot saw it (RefRegistry.expected_point), so the hit test rides with the aim."""
     try:
-        return await input.point_of(tab, node, check_hit=check_hit)
+        return await input.point_of(tab, node, check_hit=check_hit, expected=expected)
     except input.NotClickableError as exc:
         if exc.reason == input.COVERED:
             raise input.NotInteractableError(f"{node.ref} is covered by another element", exc.reason) from None
@@ -224,7 +227,7 @@ async def browser_click(
 
     async def action() -> dict[str, Any]:
         tab = page.tab
-        x, y = await point_of(tab, node)
+        x, y = await point_of(tab, node, expected=page.refs.expected_point(node.ref))
         # In an out-of-process frame the engine's isolated world there checks that the press arrived.
         world = Worlds.of(tab).get(node.frame_id, node.loader_id) if node.session is not tab.session else None
         await input.click_delivered(
@@ -377,7 +380,7 @@ async def browser_hover(
     node = await ctx.ref(page, ref, cdp_frame if explicit else None)
 
     async def action() -> dict[str, Any]:
-        x, y = await point_of(page.tab, node)
+        x, y = await point_of(page.tab, node, expected=page.refs.expected_point(node.ref))
         await input.move(page.tab, x, y)
         return {"hovered": ref}
 

@@ -458,7 +458,9 @@ class BrowserToolset:
     ) -> tuple[float, float]:
         node = await self._resolve(managed, ref)
         try:
-            return await input.point_of(managed.tab, node, check_hit=check_hit)
+            return await input.point_of(
+                managed.tab, node, check_hit=check_hit, expected=managed.refs.expected_point(ref)
+            )
         except input.NotClickableError as exc:
             if exc.reason == input.COVERED:
                 raise MemberError(
