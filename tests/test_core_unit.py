@@ -20,6 +20,7 @@ import pytest_asyncio
 from fakebrowser import FIRST_LOADER, TARGET, FakeBrowser
 
 from cdp_engine.cdp.mock import NO_ANSWER
+from cdp_engine.core import input as core_input
 from cdp_engine.core.browser import IGNORED_NAVIGATION_ERRORS
 from cdp_engine.core.lifecycle import LifecycleWatcher, wait_loaded
 from cdp_engine.core.settle import (
@@ -229,6 +230,26 @@ async def test_the_tab_going_away_fails_the_wait_at_once(fake: FakeBrowser, how:
         await LifecycleWatcher(fake.tab).wait("load", 5)
     with pytest.raises(TargetClosedError):
         await fake.tab.goto(URL)
+
+
+async def test_a_click_whose_page_closes_before_answering_happened(fake: FakeBrowser) -> None:
+    # A click handler that closes its page (window.close()): Chromium may drop the target before it answers
+    # the release. Every event went out, so the click stands; the page gone is the next step's to report.
+    def release(params: dict[str, Any]) -> Any:
+        if params["type"] != "mouseReleased":
+            return {}
+        asyncio.get_running_loop().call_soon(fake.detach)
+        return NO_ANSWER
+
+    fake.answer("Input.dispatchMouseEvent", release)
+    await asyncio.wait_for(core_input.click_at(fake.tab, 10, 20), 1)
+    assert [c["params"]["type"] for c in fake.commands("Input.dispatchMouseEvent")] == [
+        "mouseMoved", "mousePressed", "mouseReleased",
+    ]  # fmt: skip
+    assert fake.tab.closed
+    with pytest.raises(TargetClosedError):  # a page closed before the click: nothing went out, the error stands
+        await core_input.click_at(fake.tab, 10, 20)
+    assert len(fake.commands("Input.dispatchMouseEvent")) == 3
 
 
 async def test_same_document_navigation(fake: FakeBrowser) -> None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from ..cdp.connection import CDPSession
-from ..errors import CDPEngineError
+from ..errors import CDPEngineError, TargetClosedError
 from . import keys, scripts
 
 log = logging.getLogger("cdp_engine")
@@ -245,11 +245,16 @@ async def click_at(
 ) -> None:
     """A full trusted click at viewport CSS pixels: move, press, release (`click_count` times for double
     and triple clicks), sent without awaiting between. Buttons already down stay in every event's
-    `buttons`; held modifier keys are added to `modifiers`."""
+    `buttons`; held modifier keys are added to `modifiers`.
+
+    A page that closes itself in the click's handler (window.close()) may be gone before Chromium answers
+    the release: every event went out, so the click happened; the caller finds the page gone at its next
+    step (the MCP observation says "Observed page closed or crashed", the index's settle "the tab was closed")."""
     state = InputState.of(tab)
     s = tab.session
     held, bit = state.mask, BUTTONS[button]
     base = {"x": x, "y": y, "modifiers": modifiers | state.modifiers}
+    closed_before = s.closed  # then nothing goes out: the error stands
     futures = [s.send("Input.dispatchMouseEvent", {**base, "type": "mouseMoved", "button": "none", "buttons": held})]
     for n in range(1, click_count + 1):
         futures.append(
@@ -265,7 +270,12 @@ async def click_at(
             )
         )
     state.x, state.y = x, y
-    await asyncio.gather(*futures)
+    try:
+        await asyncio.gather(*futures)
+    except TargetClosedError:
+        if closed_before:
+            raise
+        log.debug("the page closed before answering the click at (%s, %s): the click was sent", x, y)
 
 
 async def click_element(
