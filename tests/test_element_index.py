@@ -269,8 +269,16 @@ async def _iframe_page(tab: cdp_engine.Tab, site: Any, wait: Any) -> dict[str, A
         <iframe id="cross" src="{cross}" style="position:absolute;left:500px;top:160px;width:300px;height:200px;
                 border:5px solid black"></iframe>"""
     )
-    await tab.goto(site.add(path("outer"), outer))
-    await wait(lambda: len(tab.frame_sessions) == 1)
+    # The out-of-process frame's session is listed as it attaches; its setup (a round trip) ends with a
+    # frame event, which changes the version key: wait for that too, or a state taken in between would
+    # never be served from the cache (the page did change under it).
+    set_up: list[str] = []
+    stop = tab.add_listener(lambda kind, fid: set_up.append(fid) if kind == "frame" and fid in tab.frame_sessions else None)
+    try:
+        await tab.goto(site.add(path("outer"), outer))
+        await wait(lambda: len(tab.frame_sessions) == 1 and set(set_up) >= set(tab.frame_sessions))
+    finally:
+        stop()
     return await state(tab)
 
 
