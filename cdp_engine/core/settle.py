@@ -241,6 +241,17 @@ class Arming:
             self.future = asyncio.ensure_future(_arm(tab, quiet))
         self.used = False
 
+    @classmethod
+    def in_call(cls, tab: Tab, session: CDPSession, context: int) -> Arming:
+        """The arming a caller's own call in the page did (the index's direct actions arm the observer of
+        `context` in the call that then acts, index/direct.py): nothing is sent; `cancel()` still disarms."""
+        arming = cls.__new__(cls)
+        arming.tab = tab
+        arming.future = asyncio.get_running_loop().create_future()
+        arming.future.set_result([_Armed(session, context)])
+        arming.used = False
+        return arming
+
     async def frames(self) -> list[_Armed]:
         self.used = True
         return await self.future

@@ -37,7 +37,7 @@ from ..snapshot.boxes import shot_transform, state_boxes, state_marks
 from ..snapshot.capture import Capture, ContentWindow, Element, StateCapturer, state_hash
 from ..snapshot.changes import Observation, index_changes
 from ..snapshot.extended import check_mode
-from . import watch
+from . import direct, watch
 from .actions import ActionValidationError, json_safe, parse_action
 from .extended_scripts import LISTBOX_ROLES, OPTION_OF_SCRIPT, SCROLL_INNER_SCRIPT
 
@@ -59,6 +59,10 @@ READ_RESERVE = 1.0
 DIALOG_OPEN = "DIALOG_OPEN"
 NEXT_FRAME = "new Promise(done => { requestAnimationFrame(() => done()); setTimeout(done, 100); })"
 NAVIGABLE_SCHEMES = INDEX_SCHEMES  # the default navigation policy (core/policies.py); see ElementIndex.policies
+
+
+class _TakeTheLongWay(Exception):
+    """A direct call found the page not as its state had it: nothing was armed or done."""
 
 
 class ActionError(Exception):
@@ -103,6 +107,7 @@ class ElementIndex:
         self.tab = tab
         self.capturer = StateCapturer(tab)
         observe(tab)  # the settle's observer in each document from its commit (with the capture's probe)
+        direct.install(tab)  # and the index's direct actions (index/direct.py)
         self.current: Capture | None = None
         self.finished: dict[str, str] | None = None  # set by finish_task / fail_task
         self._lock = asyncio.Lock()
@@ -518,6 +523,8 @@ class ElementIndex:
         if name == "scroll":
             await self._scroll(action["direction"], action.get("pixels"), previous)
             return
+        if (name == "input_text" or name == "select_option") and await self._direct(action, previous):
+            return
         # The settle's arming, and the resolution of the node a script will run on, go out with the identity
         # check (core.settle.Arming, scripts.send_resolve): no round trip of their own.
         self._arming = Arming(self.tab)
@@ -630,7 +637,48 @@ class ElementIndex:
             )
         return ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is not visible: {exc}.")
 
-    async def _input_text(self, element: Element, text: str, overwrite: bool) -> None:
+    async def _direct(self, action: dict[str, Any], capture: Capture) -> bool:
+        """input_text or select_option in one call when the page is provably the capture's (index/direct.py);
+        False, with nothing done, when it must take the long way (which also reports any refusal, in its order)."""
+        element = capture.elements.get(action["element_index"])
+        if element is None:
+            return False
+        try:
+            if action["action"] == "input_text":
+                self._check_text_target(element)
+                target: Element | None = element
+            else:
+                target = self._native_option(element, capture, action["option_index"])
+        except ActionError:
+            return False
+        planned = direct.plan(self.tab, capture, target) if target is not None else None
+        if planned is None:
+            return False
+        if action["action"] == "input_text":
+            answer = await direct.send(self.tab, planned, "text", bool(action.get("overwrite", False)))
+            if answer is None:
+                return False
+            if answer.get("readonly"):
+                raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is read-only.")
+            self._arming = Arming.in_call(self.tab, self.tab.session, planned.context)
+            await self.settle(self._typing(action["text"], bool(action.get("overwrite", False))))
+            return True
+
+        async def choose() -> Any:
+            answer = await direct.send(self.tab, planned, "option")
+            if answer is None:
+                raise _TakeTheLongWay
+            return answer["value"]
+
+        self._arming = Arming.in_call(self.tab, self.tab.session, planned.context)
+        try:
+            await self.settle(choose())
+        except _TakeTheLongWay:
+            return False
+        return True
+
+    def _check_text_target(self, element: Element) -> None:
+        """ELEMENT_NOT_INTERACTIVE unless the element is enabled and takes text."""
         self._check_usable(element, element.index)
         accepts = (
             element.tag == "textarea"
@@ -643,40 +691,35 @@ class ElementIndex:
             raise ActionError(
                 "ELEMENT_NOT_INTERACTIVE", f"Element {element.index} ({kind}) does not accept text input."
             )
-        readonly = await self._call(
-            element,
-            """function(overwrite) {
-                if (this.readOnly) return 'readonly';
-                this.focus();
-                if (this.isContentEditable) {
-                    const r = document.createRange(); r.selectNodeContents(this);
-                    if (!overwrite) r.collapse(false);
-                    const s = getSelection(); s.removeAllRanges(); s.addRange(r);
-                } else if (typeof this.select === 'function') {
-                    try { if (overwrite) this.select(); else { const n = this.value.length; this.setSelectionRange(n, n); } }
-                    catch (e) { if (overwrite) this.select(); }
-                }
-                return 'ok';
-            }""",
-            overwrite,
-        )
+
+    async def _input_text(self, element: Element, text: str, overwrite: bool) -> None:
+        self._check_text_target(element)
+        readonly = await self._call(element, direct.FOCUS_FOR_TEXT, overwrite)
         if readonly is None:
             raise ActionError("INVALID_ELEMENT_INDEX", f"Element {element.index} was removed from the page.")
         if readonly == "readonly":
             raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is read-only.")
+        await self.settle(self._typing(text, overwrite))
 
-        async def typing() -> None:
-            if text:
-                await input.insert_text(self.tab, text)
-            elif overwrite:
-                await input.press(self.tab, "Delete")
-
-        await self.settle(typing())
+    async def _typing(self, text: str, overwrite: bool) -> None:
+        """The typing into the focused field: the text as trusted input, or Delete to clear it."""
+        if text:
+            await input.insert_text(self.tab, text)
+        elif overwrite:
+            await input.press(self.tab, "Delete")
 
     async def _select_option(self, element: Element, capture: Capture, option_index: int) -> None:
-        if element.tag != "select" and capture.interactive == "extended" and element.descriptor.get("role") in LISTBOX_ROLES:
+        if self._native_option(element, capture, option_index) is None:
             await self._select_custom(element, capture, option_index)
             return
+        option = await self._resolve(capture, option_index)
+        await self.settle(self._call(option, direct.CHOOSE_OPTION))
+
+    def _native_option(self, element: Element, capture: Capture, option_index: int) -> Element | None:
+        """The option of a native select that select_option names (its refusals as ActionError); None for a
+        custom listbox or combobox (extended mode), which is chosen by a click instead."""
+        if element.tag != "select" and capture.interactive == "extended" and element.descriptor.get("role") in LISTBOX_ROLES:
+            return None
         if element.tag != "select":
             raise ActionError(
                 "ELEMENT_NOT_INTERACTIVE",
@@ -695,23 +738,7 @@ class ElementIndex:
             )
         if option.disabled:
             raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Option {option_index} is disabled.")
-        option = await self._resolve(capture, option_index)
-        # No trusted path exists for a native select's popup in headless Chromium: select by script and
-        # fire the same input and change events the browser fires (documented fallback).
-        changed = self._call(
-            option,
-            """function() {
-                const select = this.closest('select');
-                if (!select) return false;
-                select.focus();
-                if (this.selected) return true;
-                this.selected = true;
-                select.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
-                select.dispatchEvent(new Event('change', {bubbles: true}));
-                return true;
-            }""",
-        )
-        await self.settle(changed)
+        return option
 
     async def _select_custom(self, element: Element, capture: Capture, option_index: int) -> None:
         """select_option on a custom listbox or combobox (extended mode): a trusted click on the option, which

@@ -33,6 +33,7 @@ from ..core.policies import RESULT_CHARS
 from ..core.worlds import Worlds
 from ..errors import CDPEngineError
 from .extended import DETECTION_ATTRS, check_mode, find_extended
+from .node_path import DocTree
 
 if TYPE_CHECKING:
     from ..core.browser import Tab
@@ -134,12 +135,14 @@ PROBE_FUNCTION = """(still) => {
   const s = globalThis.__cdpEngineProbe;
   // Scroll events fire a frame late: read the offsets. The visual viewport (size and offset) rides along,
   // so a capture needs no Page.getLayoutMetrics.
-  const vv = visualViewport;
-  if (s) {
-    const key = `${s.v}:${scrollX},${scrollY}:${vv.width},${vv.height},${vv.pageLeft},${vv.pageTop}`;
-    return still ? `${key}|${devicePixelRatio}|${s.still()}` : key;
-  }
+  if (s) return s.key(still);
   const p = {v: 1};
+  // The key alone is what an index's direct action compares in the page (index/direct.py).
+  p.key = (still) => {
+    const vv = visualViewport;
+    const key = `${p.v}:${scrollX},${scrollY}:${vv.width},${vv.height},${vv.pageLeft},${vv.pageTop}`;
+    return still ? `${key}|${devicePixelRatio}|${p.still()}` : key;
+  };
   const bump = () => { p.v++; };
   // The window's own scroll is read as offsets above; only scrolls of other elements count as events.
   const scrolled = (e) => { if (e.target !== document && e.target !== window) p.v++; };
@@ -197,6 +200,7 @@ class Element:
     input_type: str | None = None
     role_known: bool = False  # role decided by the HTML mapping; no Accessibility lookup needed
     reason: str | None = None  # extended mode: why an element outside the strict list is indexed
+    node: int = -1  # its node's index in its snapshot document (snapshot/node_path.py)
 
     def fingerprint(self) -> tuple[Any, ...]:
         d = self.descriptor
@@ -226,6 +230,7 @@ class Capture:
     interactive: str = "strict"  # the interactive set the index holds (snapshot/extended.py)
     shot_region: dict[str, float] | None = None  # the page rectangle the options needed (None: none needed)
     title: str | None = None  # the main document's title, as the snapshot read it (None: not known)
+    tree: DocTree | None = None  # the main frame document's tree, for node paths (snapshot/node_path.py)
 
     @property
     def screenshot_format(self) -> str | None:
@@ -338,6 +343,7 @@ class _Doc:
         "paints",
         "parent",
         "pointer",
+        "pseudo",
         "rects",
         "scroll",
         "session",
@@ -377,7 +383,8 @@ class _Doc:
         self.input_checked = set(nodes.get("inputChecked", {"index": []})["index"])
         self.option_selected = set(nodes.get("optionSelected", {"index": []})["index"])
         sh = nodes.get("shadowRootType", {"index": [], "value": []})
-        self.shadow = dict(zip(sh["index"], sh["value"], strict=False))
+        self.shadow = dict(zip(sh["index"], sh["value"], strict=False))  # node -> the shadow tree it is in
+        self.pseudo = set(nodes.get("pseudoType", {"index": []})["index"])
         # The snapshot lists nodes in pre-order, so a subtree is the contiguous range [i + 1, end[i]).
         end = list(range(1, self.nodes_len + 1))
         parent = self.parent
@@ -455,6 +462,10 @@ class _Doc:
         if not strings or strings[-1] != "":
             strings.append("")  # index -1, an empty attribute value, reads ""
         self.texts = strings
+
+    def tree(self) -> DocTree:
+        """The document's tree for node paths (the lists themselves, no copies)."""
+        return DocTree(self.parent, self.end, self.pseudo, self.shadow)
 
     def attributes(self, i: int) -> dict[str, str]:
         """An element's attributes, built at C speed: names as the HTML parser lowercased them, and an
@@ -724,7 +735,7 @@ class StateCapturer:
         self.tab.last_timings = timings
         return Capture(
             state, last.elements, last.version_key, last.viewport, timings, shot_options, shot_still, last.content,
-            last.interactive, shot_region, last.title,
+            last.interactive, shot_region, last.title, last.tree,
         )  # fmt: skip
 
     async def screenshot_current(self, capture: Capture, options: ScreenshotOptions) -> bool:
@@ -842,7 +853,9 @@ class StateCapturer:
         }
         mode = "extended" if extended else "strict"
         elements = {el.index: el for el in builder.elements}
-        return Capture(state, elements, key, viewport, timings, options, still, content, mode, region, title)
+        main_docs = docs_by_session.get(tab.main_frame_id)
+        tree = main_docs[0].tree() if main_docs else None
+        return Capture(state, elements, key, viewport, timings, options, still, content, mode, region, title, tree)
 
 
 def _document_title(result: Any) -> str | None:
@@ -1617,6 +1630,7 @@ class _Builder:
             input_type=input_type,
             role_known=role is not False,
             reason=doc.extended.get(node),
+            node=node,
         )
         self.elements.append(element)
         if name == "select":
