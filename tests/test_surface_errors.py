@@ -188,7 +188,7 @@ async def test_not_clickable_words(
     assert (mapped.code, mapped.message) == ("ELEMENT_NOT_INTERACTIVE", index_text)
 
     # MCP: interaction.point_of rewords it as NotInteractableError (same reason), reported as invalid_params.
-    async def refuse(tab: Any, node: Any, *, check_hit: bool = True) -> tuple[float, float]:
+    async def refuse(tab: Any, node: Any, *, check_hit: bool = True, expected: Any = None) -> tuple[float, float]:
         raise error
 
     monkeypatch.setattr(input, "point_of", refuse)
