@@ -52,10 +52,6 @@ async def act(tab: cdp_engine.Tab, action: dict[str, Any]) -> tuple[dict[str, An
     return state, methods(log)
 
 
-async def read(tab: cdp_engine.Tab, expression: str) -> Any:
-    return await tab.evaluate(expression)
-
-
 def test_node_paths_skip_shadow_trees_and_pseudo_elements() -> None:
     # document(0) > html(1) > body(2) > [a(3) > text(4)], [::before(5)], [host(6) > shadow child(7)], b(8)
     tree = DocTree(parent=[-1, 0, 1, 2, 3, 2, 2, 6, 2], end=[9, 9, 9, 5, 5, 6, 8, 8, 9], pseudo={5}, in_shadow={7})
@@ -72,7 +68,7 @@ async def test_an_unchanged_page_takes_one_call_for_select_and_type(tab: cdp_eng
     state, sent = await act(tab, {"action": "select_option", "element_index": colour, "option_index": green})
     assert "error" not in state and "chose green" in state["page_content"]
     assert sent[0] == "Runtime.callFunctionOn" and "DOM.resolveNode" not in sent, sent
-    assert await read(tab, "document.getElementById('colour').value") == "green"
+    assert await tab.evaluate("document.getElementById('colour').value") == "green"
 
     name = index_of(state, placeholder="Name")
     state, sent = await act(tab, {"action": "input_text", "element_index": name, "text": "Ada"})
@@ -80,7 +76,7 @@ async def test_an_unchanged_page_takes_one_call_for_select_and_type(tab: cdp_eng
     assert sent[:2] == ["Runtime.callFunctionOn", "Input.insertText"] and "DOM.resolveNode" not in sent, sent
     bio = index_of(state, placeholder="Bio")
     state, sent = await act(tab, {"action": "input_text", "element_index": bio, "text": " more", "overwrite": False})
-    assert await read(tab, "document.getElementById('bio').value") == "old more"
+    assert await tab.evaluate("document.getElementById('bio').value") == "old more"
     assert "DOM.resolveNode" not in sent
 
 
@@ -97,7 +93,7 @@ async def test_a_page_that_changed_since_the_state_takes_the_long_way_to_the_rig
     state, sent = await act(tab, {"action": "input_text", "element_index": name, "text": "Ada"})
     assert "error" not in state, state["error"]
     assert "DOM.resolveNode" in sent
-    assert await read(tab, "[document.getElementById('name').value, document.getElementById('intruder').value]") == [
+    assert await tab.evaluate("[document.getElementById('name').value, document.getElementById('intruder').value]") == [
         "Ada",
         "",
     ]
@@ -109,7 +105,7 @@ async def test_a_page_that_changed_since_the_state_takes_the_long_way_to_the_rig
     await tab.evaluate("const b = document.getElementById('b'); b.parentNode.insertBefore(b, document.getElementById('a'))")
     state, sent = await act(tab, {"action": "input_text", "element_index": first, "text": "for A"})
     assert "error" not in state and "DOM.resolveNode" in sent
-    assert await read(tab, "[document.getElementById('a').value, document.getElementById('b').value]") == ["for A", ""]
+    assert await tab.evaluate("[document.getElementById('a').value, document.getElementById('b').value]") == ["for A", ""]
 
     await tab.goto(url(site))
     state = await tab.state(screenshot=False)

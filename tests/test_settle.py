@@ -29,13 +29,14 @@ async def test_click_waits_for_the_request_it_started(tab, site):
     assert schema.validate("state", state) == []
 
 
+# A click whose handler renders after a zero-delay timer.
+DEFERRED_RENDER = """<button onclick="setTimeout(() => { document.getElementById('o').textContent = 'LATE' }, 0)">go</button>
+<p id=o>early</p>"""
+
+
 async def test_click_waits_for_a_render_its_handler_deferred(tab, site):
     # The settle's rule covers zero-delay timers (one task turn); longer ones: test_settle_cases.py.
-    url = site.add(
-        "/settle/delayed",
-        """<button onclick="setTimeout(() => { document.getElementById('o').textContent = 'LATE' }, 0)">go</button>
-           <p id=o>early</p>""",
-    )
+    url = site.add("/settle/delayed", DEFERRED_RENDER)
     await tab.goto(url)
     await tab.state(screenshot=False)
     state = await tab.act({"action": "click_element", "element_index": 1}, screenshot=False)
@@ -103,11 +104,7 @@ async def test_a_world_without_the_observer_is_armed_and_looked_at_in_full(tab, 
     # (deleted here) gets the whole observer with the arming, and the action still waits for its deferred render.
     from cdp_engine.core.worlds import Worlds
 
-    url = site.add(
-        "/settle/no-observer",
-        """<button onclick="setTimeout(() => { document.getElementById('o').textContent = 'LATE' }, 0)">go</button>
-           <p id=o>early</p>""",
-    )
+    url = site.add("/settle/no-observer", DEFERRED_RENDER)
     await tab.goto(url)
     await tab.state(screenshot=False)
     ctx = await Worlds.of(tab).context(tab.main_frame_id)

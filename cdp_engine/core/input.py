@@ -219,6 +219,21 @@ async def hit_target(
     return bool(result.get("result", {}).get("value"))
 
 
+def expected_point(
+    box: tuple[float, float, float, float], viewport: tuple[float, float] | None = None
+) -> tuple[float, float] | None:
+    """Where the aim will find an element read at `box` (viewport CSS px) if the page did not move since: the
+    centre of the box clipped to the viewport (`viewport`: its width and height; without it, only at the
+    top-left), as _aim computes it from the quads. None when nothing of it is there. Callers pass it to
+    point_of as `expected`."""
+    x, y, w, h = box
+    right, bottom = (x + w, y + h) if viewport is None else (min(x + w, viewport[0]), min(y + h, viewport[1]))
+    x0, y0 = max(x, 0.0), max(y, 0.0)
+    if right <= x0 or bottom <= y0:
+        return None
+    return (x0 + right) / 2, (y0 + bottom) / 2
+
+
 async def point_of(
     tab: InputTab, target: Target, *, check_hit: bool = True, expected: tuple[float, float] | None = None
 ) -> tuple[float, float]:

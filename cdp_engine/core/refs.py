@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError
 from .identity import AX_LOOK, Verdict, ax_name, ax_role, verify
+from .input import expected_point
 
 if TYPE_CHECKING:
     from .browser import Tab
@@ -69,7 +70,7 @@ class RefRegistry:
         """The node's ref: its existing one while its document lives and its role and name hold, else a new one.
         `box` (viewport CSS px, the read's geometry) is remembered as a hint for the next aim (expected_point)."""
         ref = self._assign(session, frame_id, backend_node_id, role, name)
-        point = _centre(box) if box is not None else None
+        point = expected_point(box) if box is not None else None
         if point is None:
             self._points.pop(ref, None)
         else:
@@ -93,7 +94,7 @@ class RefRegistry:
 
     def expected_point(self, ref: str) -> tuple[float, float] | None:
         """Where the aim will find the ref's element if the page did not move since the read that placed it:
-        its box's centre (clipped at the viewport's top-left). Only a hint: input.point_of sends its hit test
+        its box's centre (input.expected_point). Only a hint: input.point_of sends its hit test
         there with the aim and sends it again at the real point when the quads say otherwise."""
         return self._points.get(ref)
 
@@ -144,16 +145,6 @@ class RefRegistry:
         if not verdict.same:
             raise StaleRefError(ref, stale_reason(verdict), verdict)
         return node
-
-
-def _centre(box: tuple[float, float, float, float]) -> tuple[float, float] | None:
-    """The centre of a box's part right and below the viewport's origin, as the aim computes it from quads
-    (None when nothing of it is there)."""
-    x, y, w, h = box
-    x0, y0, x1, y1 = max(x, 0.0), max(y, 0.0), x + w, y + h
-    if x1 <= x0 or y1 <= y0:
-        return None
-    return (x0 + x1) / 2, (y0 + y1) / 2
 
 
 # The refs' words for each identity verdict (both ref surfaces map these texts further).

@@ -15,6 +15,7 @@ before anything is armed or done, and the action takes the long way, with its ch
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..core.settle import SettleOptions
@@ -91,15 +92,15 @@ def install(tab: Tab) -> None:
     Worlds.of(tab).add_init_script(INSTALL_SCRIPT)
 
 
+@dataclass(frozen=True)
 class Direct:
     """Where a direct call runs and what it checks: the main frame's isolated world, the node's path, the
     change counter the state was read with."""
 
-    def __init__(self, context: int, path: NodePath, key: str, element: Element) -> None:
-        self.context = context
-        self.path = path
-        self.key = key
-        self.element = element
+    context: int
+    path: NodePath
+    key: str
+    element: Element
 
 
 def plan(tab: Tab, capture: Capture, element: Element) -> Direct | None:
@@ -121,7 +122,7 @@ def plan(tab: Tab, capture: Capture, element: Element) -> Direct | None:
     return Direct(context, path, value, element)
 
 
-async def send(tab: Tab, direct: Direct, op: str, arg: Any = None, *, timeout: float | None = None) -> dict[str, Any] | None:
+async def send(tab: Tab, direct: Direct, op: str, arg: Any = None) -> dict[str, Any] | None:
     """Run the direct call (`op`: 'text' focuses a field for typing, 'option' chooses an option); its answer,
     None when the action must take the long way. JavaScriptError when the action's own script threw."""
     quiet = SettleOptions.of(tab).quiet_ms
@@ -136,7 +137,6 @@ async def send(tab: Tab, direct: Direct, op: str, arg: Any = None, *, timeout: f
                 "returnByValue": True,
                 "userGesture": True,
             },
-            timeout=timeout,
         )
     except ProtocolError:
         if tab.closed:

@@ -618,16 +618,10 @@ class ElementIndex:
             raise self._not_clickable(element, exc) from None
 
     def _expected_point(self, element: Element) -> tuple[float, float] | None:
-        """Where the aim will find the element if the page did not move since the state: the centre of its
-        box clipped to the state's viewport, as input's aim computes it from the quads."""
+        """Where the aim will find the element if the page did not move since the state (input.expected_point)."""
         if self.current is None:
             return None
-        width, height = self.current.viewport[0], self.current.viewport[1]
-        x, y, w, h = element.box
-        x0, y0, x1, y1 = max(x, 0.0), max(y, 0.0), min(x + w, width), min(y + h, height)
-        if x1 <= x0 or y1 <= y0:
-            return None
-        return (x0 + x1) / 2, (y0 + y1) / 2
+        return input.expected_point(element.box, (self.current.viewport[0], self.current.viewport[1]))
 
     @staticmethod
     def _not_clickable(element: Element, exc: input.NotClickableError) -> ActionError:
