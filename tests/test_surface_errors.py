@@ -10,6 +10,7 @@ class the MCP server maps.
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from types import SimpleNamespace
 from typing import Any
@@ -30,7 +31,8 @@ from cdp_engine.errors import (
     JavaScriptError,
     TargetClosedError,
 )
-from cdp_engine.index.element_index import ActionError, ElementIndex, invalid_index_message
+from cdp_engine.index.element_index import ElementIndex
+from cdp_engine.index.perform import ActionError, invalid_index_message, not_clickable
 from cdp_engine.mcp_server import interaction
 from cdp_engine.mcp_server.observe import PageGone
 from cdp_engine.mcp_server.tools import BrowserTools
@@ -160,7 +162,7 @@ async def fake() -> AsyncIterator[FakeBrowser]:
 async def test_index_words_for_the_navigation_policy(fake: FakeBrowser, url: str, message: str) -> None:
     index = ElementIndex.of(fake.tab)
     with pytest.raises(ActionError) as info:
-        await index._navigate(url)
+        await index.perform.navigate(url, time.perf_counter() + 5.0)
     assert info.value.code == "ACTION_VALIDATION_FAILED" and info.value.message.startswith(message)
     assert not fake.commands("Page.navigate")  # refused before anything reached the browser
 
@@ -184,7 +186,7 @@ async def test_not_clickable_words(
     monkeypatch: pytest.MonkeyPatch, error: input.NotClickableError, index_text: str, mcp_text: str
 ) -> None:
     # The element index: ELEMENT_NOT_INTERACTIVE.
-    mapped = ElementIndex._not_clickable(SimpleNamespace(index=3), error)  # type: ignore[arg-type]
+    mapped = not_clickable(SimpleNamespace(index=3), error)  # type: ignore[arg-type]
     assert (mapped.code, mapped.message) == ("ELEMENT_NOT_INTERACTIVE", index_text)
 
     # MCP: interaction.point_of rewords it as NotInteractableError (same reason), reported as invalid_params.

@@ -24,7 +24,8 @@ from ..core.keys import modifiers_mask
 from ..core.policies import FilePolicy, PolicyError
 from ..errors import CDPEngineError, NavigationError
 from ..index.actions import ActionValidationError
-from ..index.element_index import ActionError, ElementIndex
+from ..index.element_index import ElementIndex
+from ..index.perform import ActionError
 from ..snapshot.capture import Capture
 from .bgym import BGymCall, is_bgym_text, parse_bgym, to_protocol
 from .tabs import EpisodeTabs, StepResult

@@ -16,19 +16,17 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..core import activity, input, navigation, scripts, tracing
+from ..core import activity, tracing
 from ..core.budget import check_budget, check_offset
 from ..core.files import Screenshot, ScreenshotSpec, image_size_base64, mark_image, screenshot_options
-from ..core.identity import DOM_LOOK, Verdict, verify
 from ..core.inflight import NetworkTracker
 from ..core.liveness import bounded, unless_dialog
 from ..core.marks import Mark
-from ..core.policies import INDEX_SCHEMES, RESULT_CHARS, Policies, PolicyError
+from ..core.policies import INDEX_SCHEMES, RESULT_CHARS, Policies
 from ..core.settle import Arming, SettleReport, observe, settle
 from ..core.worlds import Worlds
 from ..errors import (
     CDPEngineError,
-    JavaScriptError,
     NavigationError,
     RendererHungError,
     TargetClosedError,
@@ -39,60 +37,18 @@ from ..snapshot.changes import Observation, index_changes
 from ..snapshot.extended import check_mode
 from . import direct, watch
 from .actions import ActionValidationError, json_safe, parse_action
-from .extended_scripts import LISTBOX_ROLES, OPTION_OF_SCRIPT, SCROLL_INNER_SCRIPT
+from .perform import ActionError, Performer, check_usable
 
 if TYPE_CHECKING:
     from ..core.browser import Tab
 
 log = logging.getLogger("cdp_engine.index")
 
-TEXT_INPUT_TYPES = frozenset(
-    {"text", "email", "password", "search", "tel", "url", "number", "date", "datetime-local", "month", "time", "week"}
-)
-TEXT_ROLES = frozenset({"textbox", "searchbox", "combobox"})
 # A restored page is the page of a state when these agree (then its indices name the same elements).
 SAME_PAGE_FIELDS = ("url", "title", "page_content", "element_index", "state_hash")
-# Of what act()'s deadline leaves after a failed navigation, the share kept for reading the page afterwards
-# (at most this many seconds, at most half): the restore (core/navigation.py) gets the rest.
-READ_RESERVE = 1.0
 # The prefix of an INTERNAL_BROWSER_ERROR message when a held dialog pauses the page (README: protocol).
 DIALOG_OPEN = "DIALOG_OPEN"
-NEXT_FRAME = "new Promise(done => { requestAnimationFrame(() => done()); setTimeout(done, 100); })"
 NAVIGABLE_SCHEMES = INDEX_SCHEMES  # the default navigation policy (core/policies.py); see ElementIndex.policies
-
-
-class _TakeTheLongWay(Exception):
-    """A direct call found the page not as its state had it: nothing was armed or done."""
-
-
-class ActionError(Exception):
-    """An action failed with one of the protocol's error codes."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-# The protocol's INVALID_ELEMENT_INDEX texts for each identity verdict ({i}: the index).
-INVALID_INDEX_MESSAGES: dict[str, str] = {
-    "frame_closed": "Element {i} is gone: its frame was closed. Request a new state.",
-    "frame_detached": "Element {i} is gone: its document navigated since the state was captured. Request a new state.",
-    "navigated": "Element {i} is gone: its document navigated since the state was captured. Request a new state.",
-    "removed": "Element {i} was removed from the page since the state was captured.",
-}
-
-
-def invalid_index_message(index: int, verdict: Verdict) -> str:
-    """The INVALID_ELEMENT_INDEX message for a failed identity verdict."""
-    if verdict.reason == "changed" and verdict.was and verdict.now:
-        return (
-            f"Element {index} changed since the state was captured (was {verdict.was[4]!r}, "
-            f"now {verdict.now[4]!r}). Request a new state."
-        )
-    return INVALID_INDEX_MESSAGES.get(verdict.reason, "Element {i} changed since the state was captured.").format(
-        i=index
-    )
 
 
 class ElementIndex:
@@ -118,9 +74,6 @@ class ElementIndex:
         self.policies: Policies = Policies.for_index()
         self._end = 0.0  # the running act()'s deadline (time.perf_counter())
         self._speculative: Callable[[], Awaitable[Capture | None]] | None = None  # the read the settle may send early
-        self._arming: Arming | None = None  # the next settle's arming, sent ahead with the identity check
-        self._unchanged: tuple[Capture, asyncio.Future[bool]] | None = None  # this action's version-key check
-        self._resolutions: dict[int, asyncio.Future[dict[str, Any]]] = {}  # backend id -> DOM.resolveNode sent ahead
         # The budget of page_content in characters (core/budget.py): a longer text is cut after a whole line with
         # a marker naming the offset to read on. A server sets its own (the HTTP service: --result-chars).
         self.result_chars: int = RESULT_CHARS
@@ -131,6 +84,7 @@ class ElementIndex:
         # The interactive set states hold: "strict" (the spec's list, the default) or "extended"
         # (snapshot/extended.py). A tab of launch(interactive="extended") starts extended; a call may override.
         self.interactive: str = check_mode(getattr(tab, "default_interactive", "strict"))
+        self.perform = Performer(self)  # the actions themselves (index/perform.py)
 
     async def state(
         self,
@@ -286,7 +240,7 @@ class ElementIndex:
                     self.tab.check_open()  # a crashed or closed tab: a browser fault, not a stale index
                     if screenshot_options(screenshot) is None:  # a DOM-only read can go out behind the settle's look
                         self._speculative = functools.partial(self._next_capture, interactive)
-                    await bounded(self.tab, self._run(action, previous), action["action"], end - time.perf_counter())
+                    await bounded(self.tab, self.perform.run(action, previous, end), action["action"], end - time.perf_counter())
                 except ActionError as exc:
                     self.tab.check_open()  # the tab went during the action: say so rather than "element gone"
                     return self._error(previous, exc.code, exc.message, action)
@@ -480,15 +434,15 @@ class ElementIndex:
 
     async def resolve(self, capture: Capture, index: int) -> Element:
         """The element an index of `capture` names, proven to be the same element still (ActionError if not)."""
-        return await self._resolve(capture, index)
+        return await self.perform.resolve(capture, index)
 
     def check_usable(self, element: Element) -> None:
         """ActionError ELEMENT_NOT_INTERACTIVE when the element is disabled."""
-        self._check_usable(element, element.index)
+        check_usable(element)
 
     async def call(self, element: Element, function: str, *args: Any) -> Any:
         """Call a function with `this` bound to the element; None when the node no longer exists."""
-        return await self._call(element, function, *args)
+        return await self.perform.call(element, function, *args)
 
     def add_settle_listener(self, listener: Callable[[SettleReport], None]) -> Callable[[], None]:
         """listener(report) after every settle on this tab (for phase timings); added once per listener."""
@@ -496,11 +450,16 @@ class ElementIndex:
             self._settle_listeners.append(listener)
         return lambda: self._settle_listeners.remove(listener) if listener in self._settle_listeners else None
 
-    async def settle(self, action: Awaitable[Any] | None = None) -> SettleReport:
+    async def point(self, element: Element) -> tuple[float, float]:
+        """The element's visible point that takes the pointer (scrolled into view, hit-tested), or
+        ActionError ELEMENT_NOT_INTERACTIVE in the protocol's words."""
+        return await self.perform.point(element)
+
+    async def settle(self, action: Awaitable[Any] | None = None, *, arming: Arming | None = None) -> SettleReport:
         """Run an input (if any), then the engine's one settle (core.settle) with this tab's request tracker:
         what the input caused (DOM changes, transitions, a navigation, the requests it started), each with
-        a deadline, by the tab's SettleOptions; a held dialog ends it at once."""
-        arming, self._arming = self._arming, None
+        a deadline, by the tab's SettleOptions; a held dialog ends it at once. `arming`: the observer's
+        arming an action sent ahead of its input (index/perform.py)."""
         report = await settle(self.tab, action, network=self.network, speculative=self._speculative, arming=arming)
         self.last_settle = report
         for listener in list(self._settle_listeners):
@@ -509,279 +468,3 @@ class ElementIndex:
             except Exception:
                 log.exception("settle listener failed")
         return report
-
-    # ----- actions ----------------------------------------------------------------------------
-
-    async def _run(self, action: dict[str, Any], previous: Capture) -> None:
-        name = action["action"]
-        if name == "finish_task" or name == "fail_task":
-            self.finished = {"action": name, "message": action["message"]}
-            return
-        if name == "navigate":
-            await self._navigate(action["url"])
-            return
-        if name == "scroll":
-            await self._scroll(action["direction"], action.get("pixels"), previous)
-            return
-        if (name == "input_text" or name == "select_option") and await self._direct(action, previous):
-            return
-        # The settle's arming, and the resolution of the node a script will run on, go out with the identity
-        # check (core.settle.Arming, scripts.send_resolve): no round trip of their own.
-        self._arming = Arming(self.tab)
-        target = previous.elements.get(action["option_index" if name == "select_option" else "element_index"])
-        if target is not None and name != "click_element":
-            self._resolutions[target.backend_node_id] = scripts.send_resolve(target.session, target.backend_node_id)
-        try:
-            element = await self._resolve(previous, action["element_index"])
-            if name == "click_element":
-                await self._click(element)
-            elif name == "input_text":
-                await self._input_text(element, action["text"], bool(action.get("overwrite", False)))
-            elif name == "select_option":
-                await self._select_option(element, previous, action["option_index"])
-        finally:
-            if self._arming is not None:  # refused before its input: nothing to settle
-                self._arming.cancel()
-                self._arming = None
-            if target is not None:
-                for resolved in self._resolutions.values():
-                    scripts.drop_resolve(target.session, resolved)
-            self._resolutions.clear()
-            self._unchanged = None
-
-    async def _resolve(self, capture: Capture, index: int) -> Element:
-        """The element an index names, proven to be the same element still (core.identity), else
-        INVALID_ELEMENT_INDEX; no round trip beyond the version key while the page is unchanged."""
-        element = capture.elements.get(index)
-        if element is None:
-            raise ActionError(
-                "INVALID_ELEMENT_INDEX", f"Element with index {index} not found in the current element index."
-            )
-
-        async def read() -> bool:
-            key = await self.capturer.version_key()
-            return key == capture.version_key and StateCapturer.key_is_stable(key)
-
-        async def unchanged() -> bool:
-            # One probe per action: a second index it names (select_option's option) is checked by the same
-            # answer, as nothing was sent between them that could change the page.
-            if self._unchanged is None or self._unchanged[0] is not capture:
-                self._unchanged = (capture, asyncio.ensure_future(read()))
-            return await asyncio.shield(self._unchanged[1])
-
-        verdict = await verify(self.tab, element, element.fingerprint(), DOM_LOOK, unchanged=unchanged)
-        if not verdict.same:
-            raise ActionError("INVALID_ELEMENT_INDEX", invalid_index_message(index, verdict))
-        return element
-
-    async def _call(self, element: Element, function: str, *args: Any) -> Any:
-        """Call a function with `this` bound to the element; None when the node no longer exists."""
-        try:
-            return await input.call_on(element, function, *args, resolved=self._resolutions.pop(element.backend_node_id, None))
-        except JavaScriptError:
-            raise
-        except CDPEngineError:
-            return None
-
-    def _check_usable(self, element: Element, index: int) -> None:
-        if element.disabled:
-            raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {index} ({element.tag}) is disabled.")
-
-    async def _click(self, element: Element) -> None:
-        self._check_usable(element, element.index)
-        if element.tag == "option":
-            raise ActionError(
-                "ELEMENT_NOT_INTERACTIVE",
-                f"Element {element.index} is an <option>: use select_option with its select's index.",
-            )
-        # Inside an out-of-process frame the engine's isolated world there checks that the press arrived.
-        ctx = None
-        if element.session is not self.tab.session:
-            ctx = self.capturer.world_context(element.frame_id, element.loader_id)
-
-        expected = self._expected_point(element)
-
-        async def click() -> None:
-            try:
-                await input.click_element(self.tab, element, world_context=ctx, expected=expected)
-            except input.NotClickableError as exc:
-                raise self._not_clickable(element, exc) from None
-
-        await self.settle(click())
-
-    async def point(self, element: Element) -> tuple[float, float]:
-        """The element's visible point that takes the pointer (scrolled into view, hit-tested), or
-        ELEMENT_NOT_INTERACTIVE in the protocol's words."""
-        try:
-            return await input.point_of(self.tab, element, expected=self._expected_point(element))
-        except input.NotClickableError as exc:
-            raise self._not_clickable(element, exc) from None
-
-    def _expected_point(self, element: Element) -> tuple[float, float] | None:
-        """Where the aim will find the element if the page did not move since the state (input.expected_point)."""
-        if self.current is None:
-            return None
-        return input.expected_point(element.box, (self.current.viewport[0], self.current.viewport[1]))
-
-    @staticmethod
-    def _not_clickable(element: Element, exc: input.NotClickableError) -> ActionError:
-        if exc.reason == input.COVERED:
-            return ActionError(
-                "ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is covered by another element at its visible point."
-            )
-        return ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is not visible: {exc}.")
-
-    async def _direct(self, action: dict[str, Any], capture: Capture) -> bool:
-        """input_text or select_option in one call when the page is provably the capture's (index/direct.py);
-        False, with nothing done, when it must take the long way (which also reports any refusal, in its order)."""
-        element = capture.elements.get(action["element_index"])
-        if element is None:
-            return False
-        try:
-            if action["action"] == "input_text":
-                self._check_text_target(element)
-                target: Element | None = element
-            else:
-                target = self._native_option(element, capture, action["option_index"])
-        except ActionError:
-            return False
-        planned = direct.plan(self.tab, capture, target) if target is not None else None
-        if planned is None:
-            return False
-        if action["action"] == "input_text":
-            answer = await direct.send(self.tab, planned, "text", bool(action.get("overwrite", False)))
-            if answer is None:
-                return False
-            if answer.get("readonly"):
-                raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is read-only.")
-            self._arming = Arming.in_call(self.tab, self.tab.session, planned.context)
-            await self.settle(self._typing(action["text"], bool(action.get("overwrite", False))))
-            return True
-
-        async def choose() -> Any:
-            answer = await direct.send(self.tab, planned, "option")
-            if answer is None:
-                raise _TakeTheLongWay
-            return answer["value"]
-
-        self._arming = Arming.in_call(self.tab, self.tab.session, planned.context)
-        try:
-            await self.settle(choose())
-        except _TakeTheLongWay:
-            return False
-        return True
-
-    def _check_text_target(self, element: Element) -> None:
-        """ELEMENT_NOT_INTERACTIVE unless the element is enabled and takes text."""
-        self._check_usable(element, element.index)
-        accepts = (
-            element.tag == "textarea"
-            or (element.tag == "input" and element.input_type in TEXT_INPUT_TYPES)
-            or element.editable
-            or (element.descriptor.get("role") in TEXT_ROLES and element.tag not in ("select", "button", "a"))
-        )
-        if not accepts:
-            kind = f"input type={element.input_type}" if element.tag == "input" else element.tag
-            raise ActionError(
-                "ELEMENT_NOT_INTERACTIVE", f"Element {element.index} ({kind}) does not accept text input."
-            )
-
-    async def _input_text(self, element: Element, text: str, overwrite: bool) -> None:
-        self._check_text_target(element)
-        readonly = await self._call(element, direct.FOCUS_FOR_TEXT, overwrite)
-        if readonly is None:
-            raise ActionError("INVALID_ELEMENT_INDEX", f"Element {element.index} was removed from the page.")
-        if readonly == "readonly":
-            raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is read-only.")
-        await self.settle(self._typing(text, overwrite))
-
-    async def _typing(self, text: str, overwrite: bool) -> None:
-        """The typing into the focused field: the text as trusted input, or Delete to clear it."""
-        if text:
-            await input.insert_text(self.tab, text)
-        elif overwrite:
-            await input.press(self.tab, "Delete")
-
-    async def _select_option(self, element: Element, capture: Capture, option_index: int) -> None:
-        if self._native_option(element, capture, option_index) is None:
-            await self._select_custom(element, capture, option_index)
-            return
-        option = await self._resolve(capture, option_index)
-        await self.settle(self._call(option, direct.CHOOSE_OPTION))
-
-    def _native_option(self, element: Element, capture: Capture, option_index: int) -> Element | None:
-        """The option of a native select that select_option names (its refusals as ActionError); None for a
-        custom listbox or combobox (extended mode), which is chosen by a click instead."""
-        if element.tag != "select" and capture.interactive == "extended" and element.descriptor.get("role") in LISTBOX_ROLES:
-            return None
-        if element.tag != "select":
-            raise ActionError(
-                "ELEMENT_NOT_INTERACTIVE",
-                f"Element {element.index} is a <{element.tag}>, not a <select>: select_option needs a select's index.",
-            )
-        self._check_usable(element, element.index)
-        option = capture.elements.get(option_index)
-        if option is None:
-            raise ActionError(
-                "INVALID_ELEMENT_INDEX", f"Element with index {option_index} not found in the current element index."
-            )
-        if option.tag != "option" or option.select_index != element.index:
-            raise ActionError(
-                "ELEMENT_NOT_INTERACTIVE",
-                f"Element {option_index} is not an <option> of the select at index {element.index}.",
-            )
-        if option.disabled:
-            raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Option {option_index} is disabled.")
-        return option
-
-    async def _select_custom(self, element: Element, capture: Capture, option_index: int) -> None:
-        """select_option on a custom listbox or combobox (extended mode): a trusted click on the option, which
-        must be an element of the same state inside the listbox or in what it controls or owns (aria-controls,
-        aria-owns). The same identity checks and error codes as a native select's."""
-        self._check_usable(element, element.index)
-        option = capture.elements.get(option_index)
-        if option is None:
-            raise ActionError(
-                "INVALID_ELEMENT_INDEX", f"Element with index {option_index} not found in the current element index."
-            )
-        if option.disabled:
-            raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Option {option_index} is disabled.")
-        option = await self._resolve(capture, option_index)
-        token = f"cdp-engine-option-{option_index}-{time.perf_counter_ns()}"
-        await self._call(option, "function(t) { this.__cdpEngineOption = t; }", token)
-        inside = await self._call(element, OPTION_OF_SCRIPT, token)
-        await self._call(option, "function() { delete this.__cdpEngineOption; }")
-        if inside is not True:
-            raise ActionError(
-                "ELEMENT_NOT_INTERACTIVE",
-                f"Element {option_index} is not an option of the listbox at index {element.index}.",
-            )
-        await self._click(option)
-
-    async def _scroll(self, direction: str, pixels: int | None, capture: Capture) -> None:
-        width, height = capture.viewport[0], capture.viewport[1]
-        amount = pixels if pixels is not None else (height if direction in ("up", "down") else width)
-        dx = {"left": -amount, "right": amount}.get(direction, 0)
-        dy = {"up": -amount, "down": amount}.get(direction, 0)
-        if capture.interactive == "extended":
-            # Extended mode also reaches content in an inner scroll container when the page cannot move.
-            scroll = f"({SCROLL_INNER_SCRIPT})({dx}, {dy}, {'true' if pixels is None else 'false'})"
-        else:
-            scroll = f"window.scrollBy({{left: {dx}, top: {dy}, behavior: 'instant'}})"
-        # Scroll events fire with the next frame, before its animation-frame callbacks: the page's scroll
-        # listeners have run once one has (at most 100 ms, for a page that draws no frames).
-        script = f"(async () => {{ {scroll}; await {NEXT_FRAME}; }})()"
-        await self.settle(self.tab.evaluate(script, timeout=5.0))
-
-    async def _navigate(self, url: str) -> None:
-        try:
-            self.policies.navigation.check(url)
-            self.tab.check_navigation(url)  # the origins of the tab's context or browser (launch(allowed_origins=...))
-        except PolicyError as exc:
-            raise ActionError("ACTION_VALIDATION_FAILED", f"navigate: {exc}") from None
-        # A failed navigation leaves the tab on its page (core/navigation.py), within act()'s deadline less
-        # what reading the page afterwards needs.
-        left = self._end - time.perf_counter()
-        deadline = asyncio.get_running_loop().time() + left - min(READ_RESERVE, left / 2)
-        await navigation.goto(self.tab, url, wait_until="load", deadline=deadline)
-        await self.settle()
