@@ -17,7 +17,8 @@ from typing import Any
 
 import orjson
 
-from .core.options import OptionError, Settings, bind, run_command
+from .core.commands import bind, run_command
+from .core.options import OptionError, Settings
 from .version import __version__
 
 

@@ -41,8 +41,9 @@ from aiohttp import web
 
 from .core.browser import Browser, BrowserContext, Tab
 from .core.budget import BudgetError, check_budget, check_offset
+from .core.commands import bind, run_command
 from .core.files import ScreenshotOptions, ScreenshotSpec
-from .core.options import LOOPBACK_HOSTS, Settings, bind, run_command
+from .core.options import LOOPBACK_HOSTS, Settings
 from .core.policies import RESULT_CHARS, SERVER_SCHEMES, Policies
 from .index.element_index import ElementIndex
 from .index.tab import open_browser

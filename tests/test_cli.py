@@ -315,7 +315,7 @@ def test_mcp_http_logs_refused_logins_at_warning(tmp_path: Path) -> None:
 
 def test_a_token_in_a_log_record_is_redacted(tmp_path: Path) -> None:
     script = (
-        "import logging; from cdp_engine.core.options import configure_logging\n"
+        "import logging; from cdp_engine.core.commands import configure_logging\n"
         f"configure_logging('info', {str(tmp_path / 'x.log')!r}, secrets=['s3cret'])\n"
         "logging.getLogger('cdp_engine.service').warning('header was %s', 'Bearer s3cret')\n"
     )

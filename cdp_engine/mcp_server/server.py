@@ -22,7 +22,7 @@ import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from ..core.options import bind
+from ..core.commands import bind
 from .envelope import dumps
 from .instances import Config, InstanceManager
 from .sessions import SessionWatch, session_of

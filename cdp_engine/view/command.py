@@ -13,7 +13,8 @@ import sys
 from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
-from ..core.options import OptionError, Settings, bind
+from ..core.commands import bind
+from ..core.options import OptionError, Settings
 from ..errors import CDPEngineError
 from .live import LiveView
 from .record import Recorder, export_html, load_run
