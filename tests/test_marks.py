@@ -219,6 +219,10 @@ async def test_marked_screenshot_differs_only_where_marks_are_drawn(tab: cdp_eng
     on_state = await tab.element_index.marked_state_screenshot()
     assert on_state is not None
     assert not [p for p in changed_pixels(state["screenshot"], on_state.data) if not inside(p, on_state.marked)]
+    # The canvas is kept for the next call: a second image with one mark carries none of the first's.
+    one = await tab.capture_screenshot(marks=marks[:1])
+    assert len(one.marked) == 2
+    assert not [p for p in changed_pixels(plain.data, one.data) if not inside(p, one.marked)]
 
 
 async def test_marks_follow_a_scaled_screenshot_and_keep_its_format(tab: cdp_engine.Tab, site: Any) -> None:
