@@ -36,6 +36,7 @@ from ..snapshot.capture import content_digest
 from ..snapshot.extended import check_mode
 from ..version import __version__
 from .actions import BGymActions, parse_action
+from .observations import Observations, snapshot_title
 from .pool import ContextPool
 from .tabs import POPUP_WAIT, EpisodeTabs, Screenshot, load_page
 from .tasks import TaskSpec, read_reward, seed_script
@@ -117,14 +118,12 @@ class BrowserEnv:
         default = browser.navigation_timeout + browser.connection.default_timeout
         self.step_timeout = default if step_timeout is None else step_timeout
         self.reset_timeout = default if reset_timeout is None else reset_timeout
-        self.screenshot: Screenshot = screenshot
-        self.read_page, self.changes = read_page, changes
-        self.som = som
         self.init_scripts = list(init_scripts)
         self.permissions = list(permissions)
         self.wait_until: WaitUntil = wait_until
         self.base_url = base_url
         self.recorder = TrajectoryRecorder(record_dir, screenshots=record_screenshots) if record_dir else None
+        self.observations = Observations(screenshot, read_page, changes, som, self.recorder is not None and record_screenshots)
         self.task: TaskSpec | None = None
         self.seed: int | None = None
         self.episode_id: str | None = None
@@ -138,7 +137,7 @@ class BrowserEnv:
         self._closed = False
         self.prewarm = prewarm
         self._pool = ContextPool(browser, self.initial_state)
-        self._tabs = EpisodeTabs(browser, self._capture_format, self._timer.add, self._pool.background)
+        self._tabs = EpisodeTabs(browser, self.observations.capture_format, self._timer.add, self._pool.background)
         # Every episode tab's interactive set (docs/extended.md); None: the tab's own (launch(interactive=)).
         self._tabs.interactive = None if interactive is None else check_mode(interactive)
         self._actions = BGymActions(browser, self._tabs)
@@ -197,16 +196,6 @@ class BrowserEnv:
         """The open tabs: index, url, title, active (the active tab's title read from its document)."""
         return await self._tabs.info()
 
-    def _state_title(self, state: dict[str, Any]) -> str | None:
-        """The active tab's title as the snapshot of `state` read it, when `state` is its latest capture."""
-        active = self._tabs.active
-        if active is None or active.closed:
-            return None
-        capture = ElementIndex.of(active).current
-        if capture is None or capture.state.get("state_hash") != state.get("state_hash"):
-            return None
-        return capture.title
-
     # ----- episodes ---------------------------------------------------------------------------
 
     async def reset(
@@ -255,7 +244,7 @@ class BrowserEnv:
             setup.append(context.set_navigation_policy(self.navigation_policy))  # None: the browser's, unguarded
             await asyncio.gather(*setup)
         t_context = time.perf_counter()
-        load = load_page(tab, url, task, self.wait_until, self._capture_format())
+        load = load_page(tab, url, task, self.wait_until, self.observations.capture_format())
         phases, state = await bounded(tab, load, "reset", end - loop.time())
         t_end = time.perf_counter()
         self.trajectory_path = None
@@ -269,10 +258,10 @@ class BrowserEnv:
             "reset_ms": (t_end - t_teardown) * 1000,
             "total_ms": (t_end - t0) * 1000,
         }
-        info = _info(self, state, None, timings, await self._tabs.info(self._state_title(state)), action=None)
+        info = _info(self, state, None, timings, await self._tabs.info(snapshot_title(self._tabs.active, state)), action=None)
         self._record(0, None, state, info)
         self.last_info = info
-        return await self._observation(state)
+        return await self.observations.build(state, self.active)
 
     async def step(self, action: str | Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         """Run one action (a protocol action object, its JSON text, or BrowserGym call text).
@@ -314,19 +303,20 @@ class BrowserEnv:
         reads_reward = self.task is not None and bool(self.task.reward_js) and not self.active_closed
         left = max(0.1, min(10.0, end - asyncio.get_running_loop().time()))
         # reward_js and the tab list in flight together: one round trip for both
-        tab_list = self._tabs.info(self._state_title(state))
+        tab_list = self._tabs.info(snapshot_title(self._tabs.active, state))
         reward, tabs = await asyncio.gather(self.reward(timeout=left) if reads_reward else _none(), tab_list)
         timings = _step_timings(t0, t_end, self._timer.settle * 1000, capture_ms, error, self._tabs.active)
         info = _info(self, state, error, timings, tabs, action=action, ran=ran, reward=reward, finished=finished)
         self._record(self.step_count, action, state, info)
         self.last_info = info
-        return await self._observation(state), info
+        return await self.observations.build(state, self.active), info
 
     async def observe(self) -> dict[str, Any]:
         """The active tab's current state as an observation, without acting (cached when unchanged)."""
         if self.active is None:
             raise RuntimeError("call reset() first")
-        return await self._observation(await ElementIndex.of(self.active).state(screenshot=self._capture_format()))
+        state = await ElementIndex.of(self.active).state(screenshot=self.observations.capture_format())
+        return await self.observations.build(state, self.active)
 
     async def evaluate(self, js: str, *, timeout: float | None = None) -> Any:
         """Evaluate JavaScript in the active tab (promises awaited): task setup, checks, rewards."""
@@ -371,43 +361,14 @@ class BrowserEnv:
             )
         return self._tabs.end()
 
-    def _capture_format(self) -> Screenshot:
-        if self.screenshot:
-            return self.screenshot
-        if (self.recorder is not None and self.recorder.screenshots) or self.som:
-            return "png"
-        return False
-
-    async def _observation(self, state: dict[str, Any]) -> dict[str, Any]:
-        obs = {k: v for k, v in state.items() if k != "error"}
-        if not self.screenshot:
-            obs["screenshot"] = ""
-        if self.read_page:
-            obs["read_page"] = state.get("page_content", "")
-        if self.changes and self.active is not None:
-            obs["changes"] = ElementIndex.of(self.active).changes(state)
-        return await _add_marks(self._tabs.active, obs) if self.som else obs
-
     def _record(self, step: int, action: Any, state: dict[str, Any], info: dict[str, Any]) -> None:
         if self.recorder is not None:
-            fmt = "jpeg" if self._capture_format() == "jpeg" else "png"
+            fmt = "jpeg" if self.observations.capture_format() == "jpeg" else "png"
             self.recorder.record_step(step, action, state, info, fmt)
 
     def _new_step(self) -> None:
         self._timer.settle = 0.0
         self._tabs.new_step()
-
-
-async def _add_marks(active: Tab | None, obs: dict[str, Any]) -> dict[str, Any]:
-    """obs plus screenshot_som and element_boxes of the active tab's state last returned (the one observed)."""
-    index = ElementIndex.of(active) if active is not None and not active.closed else None
-    marked = None
-    if index is not None:
-        with contextlib.suppress(CDPEngineError, TimeoutError):  # a faulted page: the observation without
-            marked = await index.marked_state_screenshot(timeout=5.0)
-    obs["screenshot_som"] = marked.data if marked is not None else ""
-    obs["element_boxes"] = {str(i): box for i, box in index.boxes().items()} if index is not None else {}
-    return obs
 
 
 def _info(
