@@ -94,13 +94,13 @@ async def _engine_cdp_calls(tab: Any) -> float:
     params = {"computedStyles": SNAPSHOT_STYLES, "includePaintOrder": True, "includeDOMRects": False}
     frames = capturer.frame_sessions()
     t0 = time.perf_counter()
-    probes = capturer.send_probes()
+    probes = capturer.probes.send_probes()
     snaps = await asyncio.gather(
         *[s.send("DOMSnapshot.captureSnapshot", params) for _, s in frames],
         *[(s.parent or tab.session).send("DOM.getFrameOwner", {"frameId": fid}) for fid, s in frames[1:]],
         return_exceptions=True,
     )
-    await capturer.read_probes(probes)
+    await capturer.probes.read_probes(probes)
     snap = snaps[0]
     strings, nodes = snap["strings"], snap["documents"][0]["nodes"]
     wanted = {"A", "BUTTON", "INPUT", "SELECT", "TEXTAREA", "OPTION"}

@@ -4,7 +4,7 @@ Why: input_text and select_option run a script on an element. The long way sends
 the identity check (the version-key probe) and DOM.resolveNode in one burst, then the script once they
 answer: a round trip before the action can start. When the page is provably the one the state was read
 from, one call in the engine's isolated world of the main frame does it all: it reads the document's
-change counter (the capture's probe, snapshot/capture.py) and compares it with the state's, follows the
+change counter (the capture's probe, snapshot/probes.py) and compares it with the state's, follows the
 node's path from the snapshot (snapshot/node_path.py, each level's child count checked), checks the
 tag, arms the settle's observer (core/settle_page.py) and runs the action's script on the node.
 

@@ -19,6 +19,7 @@ from ..core.policies import Policies, PolicyError
 from ..core.settle import Arming, SettleReport
 from ..errors import CDPEngineError, JavaScriptError
 from ..snapshot.capture import Capture, Element, StateCapturer
+from ..snapshot.probes import ChangeProbes
 from . import direct
 from .extended_scripts import LISTBOX_ROLES, OPTION_OF_SCRIPT, SCROLL_INNER_SCRIPT
 
@@ -162,8 +163,8 @@ class Performer:
         capturer = self.index.capturer
 
         async def read() -> bool:
-            key = await capturer.version_key()
-            return key == capture.version_key and StateCapturer.key_is_stable(key)
+            key = await capturer.probes.version_key()
+            return key == capture.version_key and ChangeProbes.key_is_stable(key)
 
         async def unchanged() -> bool:
             # One probe per action: a second index it names (select_option's option) is checked by the same
@@ -212,7 +213,7 @@ class Performer:
         # Inside an out-of-process frame the engine's isolated world there checks that the press arrived.
         ctx = None
         if element.session is not self.tab.session:
-            ctx = self.index.capturer.world_context(element.frame_id, element.loader_id)
+            ctx = self.index.capturer.probes.world_context(element.frame_id, element.loader_id)
 
         expected = self._expected_point(element)
 

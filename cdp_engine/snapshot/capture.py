@@ -34,6 +34,7 @@ from ..core.worlds import Worlds
 from ..errors import CDPEngineError
 from .extended import DETECTION_ATTRS, check_mode, find_extended
 from .node_path import DocTree
+from .probes import ChangeProbes, SentProbes
 
 if TYPE_CHECKING:
     from ..core.browser import Tab
@@ -125,60 +126,6 @@ VERIFY_SCRIPT = """function(clips, ...nodes) {
   });
 }"""
 
-# Runs in an isolated world of each frame: counts every change a state could depend on. With `still`
-# (asked when a screenshot is wanted) the answer goes on with "|", the device pixel ratio, "|" and whether
-# the frame can paint by itself: "0" while anything could change its pixels with no event counted here (a
-# running or pending animation or transition, SMIL animation, a canvas, a playing video, a plugin, an image
-# of a format that may animate), else "1" and the number of animations in effect (a Web Animation that ran
-# and stayed filled between two probes changes it).
-PROBE_FUNCTION = """(still) => {
-  const s = globalThis.__cdpEngineProbe;
-  // Scroll events fire a frame late: read the offsets. The visual viewport (size and offset) rides along,
-  // so a capture needs no Page.getLayoutMetrics.
-  if (s) return s.key(still);
-  const p = {v: 1};
-  // The key alone is what an index's direct action compares in the page (index/direct.py).
-  p.key = (still) => {
-    const vv = visualViewport;
-    const key = `${p.v}:${scrollX},${scrollY}:${vv.width},${vv.height},${vv.pageLeft},${vv.pageTop}`;
-    return still ? `${key}|${devicePixelRatio}|${p.still()}` : key;
-  };
-  const bump = () => { p.v++; };
-  // The window's own scroll is read as offsets above; only scrolls of other elements count as events.
-  const scrolled = (e) => { if (e.target !== document && e.target !== window) p.v++; };
-  addEventListener('scroll', scrolled, {capture: true, passive: true});
-  new MutationObserver(bump).observe(document, {subtree: true, childList: true, attributes: true,
-    characterData: true});
-  for (const t of ['input', 'change', 'resize', 'load', 'transitionend', 'animationend', 'toggle',
-                   'focusin', 'focusout', 'pageshow', 'hashchange', 'popstate', 'fullscreenchange',
-                   'transitioncancel', 'animationcancel', 'mouseover', 'mouseout'])
-    addEventListener(t, bump, {capture: true, passive: true});
-  // Loads of images, scripts and frames do not reach the window (load events stop at the document);
-  // a web font that arrives changes the text's pixels and boxes.
-  for (const t of ['load', 'error']) document.addEventListener(t, bump, {capture: true, passive: true});
-  if (document.fonts) document.fonts.addEventListener('loadingdone', bump);
-  const live = ['canvas', 'embed', 'object'].map((t) => document.getElementsByTagName(t));
-  const smil = ['animate', 'animateMotion', 'animateTransform', 'set'].map(
-    (t) => document.getElementsByTagNameNS('http://www.w3.org/2000/svg', t));
-  const videos = document.getElementsByTagName('video');
-  const animating = /\\.(gif|webp|apng)([?#]|$)|^data:image\\/(gif|webp|apng)[;,]/i;
-  p.still = () => {
-    try {
-      if (live.some((c) => c.length) || smil.some((c) => c.length)) return '0';
-      for (const v of videos) if (!v.paused) return '0';
-      for (const img of document.images) if (animating.test(img.currentSrc || img.src)) return '0';
-      const effects = document.getAnimations();
-      for (const a of effects) if (a.playState === 'running' || a.pending) return '0';
-      return `1${effects.length}`;
-    } catch (e) {
-      return '0';  // not provably still; the version key itself is unaffected
-    }
-  };
-  globalThis.__cdpEngineProbe = p;
-  return 0;
-}"""
-PROBE_SCRIPT = f"({PROBE_FUNCTION})(false)"
-STILL_PROBE_SCRIPT = f"({PROBE_FUNCTION})(true)"
 
 
 @dataclass
@@ -525,138 +472,20 @@ async def element_boxes(
     return boxes
 
 
-# What send_probes() sent: the tab's frame/navigation event count then, and per frame (frame id, loader id,
-# the probe's pending answer or None when the frame has no world yet).
-SentProbes = tuple[int, list[tuple[str, str, asyncio.Future[dict[str, Any]] | None]]]
-
-
 class StateCapturer:
     """Captures the state of one tab and caches it until the page changes."""
 
     def __init__(self, tab: Tab) -> None:
         self.tab = tab
         self.last: Capture | None = None
-        # The engine's isolated world per frame document (core.worlds); each new one gets the change probe
-        # before it is handed out, and each document gets its world as it commits.
-        self.worlds = Worlds.of(tab)
-        self.worlds.add_init_script(PROBE_SCRIPT)
-
-    # ----- change detection -------------------------------------------------------------------
+        self.probes = ChangeProbes(tab)  # what the cache asks before it serves a state (snapshot/probes.py)
+        self.worlds = self.probes.worlds
 
     def frame_sessions(self) -> list[tuple[str, CDPSession]]:
         """(frame id, session) of each session a capture snapshots: the tab's first, then each
         out-of-process frame's (whose owner iframe the capture asks its parent session for)."""
         tab = self.tab
         return [(tab.main_frame_id, tab.session), *tab.frame_sessions.items()]
-
-    def _probe_frames(self) -> list[tuple[str, CDPSession]]:
-        """Every frame, same-process iframes included: each document needs its own observer."""
-        return [(fid, frame.session) for fid, frame in self.tab.frames.items() if not frame.session.closed]
-
-    def world_context(self, frame_id: str, loader_id: str | None = None) -> int | None:
-        """The execution context of the engine's isolated world in a frame's document (the current one,
-        or the document of `loader_id`), None when it is not installed."""
-        return self.worlds.get(frame_id, loader_id)
-
-    def send_probes(self, *, still: bool = False) -> SentProbes:
-        """Send the change probe to every frame now (before anything else), without awaiting; read_probes()
-        turns the answers into the version key (and, with `still`, still_signature() into whether a
-        screenshot may be reused). A capture sends them first in its burst."""
-        probes: list[tuple[str, str, asyncio.Future[dict[str, Any]] | None]] = []
-        worlds = self.worlds
-        frames = self.tab.frames
-        for fid, session in self._probe_frames():
-            loader = frames[fid].loader_id
-            ctx = worlds.get(fid, loader)
-            if ctx is None:
-                probes.append((fid, loader, None))  # unknown: this key never matches, so no stale cache
-                continue
-            future = session.send(
-                "Runtime.evaluate",
-                {"expression": STILL_PROBE_SCRIPT if still else PROBE_SCRIPT, "contextId": ctx, "returnByValue": True},
-                timeout=5.0,
-            )
-            probes.append((fid, loader, future))
-        return self.tab.dom_version, probes
-
-    async def read_probes(self, sent: SentProbes) -> tuple[Any, ...]:
-        """The version key from the probes send_probes() sent: (None,) if a frame or navigation event came
-        in between (never equal to a cached key), else the event count and each frame's change counter."""
-        before, probes = sent
-        parts: list[tuple[str, str, Any]] = []
-        for fid, loader, future in probes:
-            value = None
-            if future is not None:
-                try:
-                    result = await future
-                    if "exceptionDetails" not in result:
-                        value = result["result"].get("value")
-                except CDPEngineError:
-                    self.worlds.forget(fid, loader)
-            if isinstance(value, str):
-                value = value.partition("|")[0]  # the still part is not part of the key
-            parts.append((fid, loader, value))
-        if self.tab.dom_version != before:
-            return (None,)
-        return (before, *parts)
-
-    async def still_signature(self, sent: SentProbes) -> tuple[Any, ...] | None:
-        """From probes sent with `still`: None when any frame could paint by itself (or did not answer),
-        else what each frame said. Two equal signatures around an unchanged version key mean nothing
-        the probes watch changed the page's pixels in between, so a screenshot may be reused."""
-        before, probes = sent
-        parts: list[tuple[str, str, str]] = []
-        for fid, loader, future in probes:
-            if future is None:
-                return None
-            try:
-                result = await future
-            except CDPEngineError:
-                return None
-            value = result.get("result", {}).get("value")
-            fields = value.split("|") if isinstance(value, str) else []
-            if len(fields) != 3 or not fields[2].startswith("1"):
-                return None
-            parts.append((fid, loader, f"{fields[1]}|{fields[2]}"))
-        if self.tab.dom_version != before:
-            return None
-        return (before, *parts)
-
-    async def version_key(self) -> tuple[Any, ...]:
-        """What the state depends on: frame/navigation events seen, and each frame's change counter."""
-        return await self.read_probes(self.send_probes())
-
-    async def _device_scale(self, sent: SentProbes) -> float:
-        """The main frame's devicePixelRatio from probes sent with `still` (1.0 when it did not say)."""
-        for fid, _loader, future in sent[1]:
-            if fid == self.tab.main_frame_id and future is not None:
-                try:
-                    fields = str((await future)["result"]["value"]).split("|")
-                    return float(fields[1]) if len(fields) == 3 else 1.0
-                except (CDPEngineError, KeyError, TypeError, ValueError):
-                    return 1.0
-        return 1.0
-
-    async def _viewport(
-        self, sent: tuple[int, list[tuple[str, str, Any]]]
-    ) -> tuple[float, float, float, float]:
-        """Width, height and page offset of the visual viewport, from the main frame's probe (answered before
-        the snapshot); Page.getLayoutMetrics only when the probe has no answer."""
-        for fid, _loader, future in sent[1]:
-            if fid == self.tab.main_frame_id and future is not None:
-                try:
-                    value = (await future)["result"]["value"].partition("|")[0]
-                    numbers = [float(v) for v in value.rsplit(":", 1)[1].split(",")]
-                    width, height, left, top = (int(v) if v.is_integer() else v for v in numbers)
-                    return (width, height, left, top)
-                except (CDPEngineError, KeyError, TypeError, ValueError, AttributeError):
-                    break
-        vp = (await self.tab.session.send("Page.getLayoutMetrics"))["cssVisualViewport"]
-        return (vp["clientWidth"], vp["clientHeight"], vp["pageX"], vp["pageY"])
-
-    @staticmethod
-    def key_is_stable(key: tuple[Any, ...]) -> bool:
-        return key[0] is not None and all(part[2] not in (None, 0) for part in key[1:])
 
     def invalidate(self) -> None:
         """Forget the cached state (after the engine itself acted on the page)."""
@@ -689,13 +518,13 @@ class StateCapturer:
         if (
             use_cache
             and last is not None
-            and self.key_is_stable(last.version_key)
+            and ChangeProbes.key_is_stable(last.version_key)
             and last.version_key[0] == self.tab.dom_version  # a navigation or frame change is a sure miss
             and last.content == content
             and last.interactive == interactive
         ):
-            sent = self.send_probes(still=options is not None)
-            key = await self.read_probes(sent)
+            sent = self.probes.send_probes(still=options is not None)
+            key = await self.probes.read_probes(sent)
             if key == last.version_key:
                 return await self._from_cache(last, options, sent, t0)
         with gc_paused():  # the snapshot's lists are freed by refcount before the collector is back
@@ -716,13 +545,13 @@ class StateCapturer:
         if options is None:
             state["screenshot"] = ""
         else:
-            still = await self.still_signature(sent)
+            still = await self.probes.still_signature(sent)
             if options == last.shot_options and still is not None and still == last.shot_still:
                 timings["screenshot_reused"] = 1.0
             else:
                 t_shot = time.perf_counter()
                 region = await self._shot_region(options, last.viewport)
-                scale = await self._device_scale(sent)
+                scale = await self.probes.device_scale(sent)
                 shot = start_screenshot(self.tab.session, options, region=region, device_scale=scale)
                 state["screenshot"] = (await shot)["data"]
                 timings["screenshot_ms"] = (time.perf_counter() - t_shot) * 1000
@@ -745,8 +574,9 @@ class StateCapturer:
         key = capture.version_key
         if capture.shot_options != options or capture.shot_still is None or key[0] != self.tab.dom_version:
             return False
-        sent = self.send_probes(still=True)
-        return await self.read_probes(sent) == key and await self.still_signature(sent) == capture.shot_still
+        probes = self.probes
+        sent = probes.send_probes(still=True)
+        return await probes.read_probes(sent) == key and await probes.still_signature(sent) == capture.shot_still
 
     async def _shot_region(
         self, options: ScreenshotOptions, viewport: tuple[float, float, float, float]
@@ -773,12 +603,12 @@ class StateCapturer:
         styles = EXTENDED_STYLES if extended else SNAPSHOT_STYLES
         params = {"computedStyles": styles, "includePaintOrder": True, "includeDOMRects": False}
         worlds = self.worlds
-        missing = [fid for fid, _s in self._probe_frames() if worlds.get(fid) is None]
+        missing = [fid for fid, _s in self.probes.probe_frames() if worlds.get(fid) is None]
         if missing:  # a new document: its probe must be in place first (usually installed already at commit)
             await asyncio.gather(*[worlds.ensure(fid) for fid in missing])
         # Read before the snapshot (a later change can only cause a miss) and before the screenshot (so the
         # still signature describes the page the image shows, or an older one).
-        probes = self.send_probes(still=options is not None)
+        probes = self.probes.send_probes(still=options is not None)
         snapshot_futures = [s.send("DOMSnapshot.captureSnapshot", params) for _, s in frames]
         shot_future, region = None, None
         if options is not None:
@@ -786,8 +616,8 @@ class StateCapturer:
             # needs the viewport first: the probe's answer, which comes before the snapshot's.
             scale = 1.0
             if options.needs_region:
-                region = await self._shot_region(options, await self._viewport(probes))
-                scale = await self._device_scale(probes)
+                region = await self._shot_region(options, await self.probes.viewport(probes))
+                scale = await self.probes.device_scale(probes)
             shot_future = start_screenshot(tab.session, options, region=region, device_scale=scale)
         # OOPIF owners: which iframe element in which parent session hosts each out-of-process frame.
         owner_futures = []
@@ -796,7 +626,7 @@ class StateCapturer:
             owner_futures.append(parent.send("DOM.getFrameOwner", {"frameId": fid}))
         snap_results = await asyncio.gather(*snapshot_futures, return_exceptions=True)
         owners = await asyncio.gather(*owner_futures, return_exceptions=True)
-        viewport = await self._viewport(probes)
+        viewport = await self.probes.viewport(probes)
         t_snapshot = time.perf_counter()
 
         title = _document_title(snap_results[0]) if frames else None
@@ -840,8 +670,8 @@ class StateCapturer:
         still = None
         if shot_future is not None:
             state["screenshot"] = (await shot_future)["data"]
-            still = await self.still_signature(probes)
-        key = await self.read_probes(probes)
+            still = await self.probes.still_signature(probes)
+        key = await self.probes.read_probes(probes)
         t_end = time.perf_counter()
         timings = {
             "snapshot_ms": (t_snapshot - t0) * 1000,
