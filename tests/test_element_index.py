@@ -1021,6 +1021,32 @@ async def test_clipping_and_covering_verified_in_frames_and_shadow_roots(
     assert tab.last_timings["verified"] > 0
 
 
+async def test_a_resize_is_a_new_state_and_a_late_resize_event_is_not(tab: cdp_engine.Tab, site: Any) -> None:
+    """The change probe reads the window's size instead of counting resize events: Chromium fires them a frame
+    after the size changed (an out-of-process frame's first one could come after two states had read the same
+    page, so the second missed the cache). A resize is still a new state; a resize event alone is none."""
+    from cdp_engine.core.emulation import set_viewport
+
+    await open_page(tab, site, "<button>Wide</button><style>@media (max-width: 500px) { button { display: none } }</style>")
+    st = await state(tab)
+    assert "Wide" in texts(st)
+    await tab.evaluate("window.dispatchEvent(new Event('resize'))")  # the event without a change of size
+    await state(tab)
+    assert cached(tab)
+    await set_viewport(tab, 400, 600)
+    try:
+        narrow = await state(tab)
+        assert not cached(tab) and "Wide" not in texts(narrow)
+        assert tab.element_index.current is not None and tab.element_index.current.viewport[:2] == (400, 600)
+    finally:
+        await tab.session.send("Emulation.clearDeviceMetricsOverride")
+    # Chromium answers the clearing before the page has its size back: wait for the page to have it.
+    back = "innerWidth !== 400 || new Promise((r) => addEventListener('resize', () => r(true), {once: true}))"
+    assert await tab.evaluate(back, timeout=5)
+    wide = await state(tab)
+    assert not cached(tab) and "Wide" in texts(wide)
+
+
 async def test_viewport_rides_with_the_change_probe(tab: cdp_engine.Tab, site: Any) -> None:
     """The capture takes the visual viewport from its change probe (no Page.getLayoutMetrics), and it
     equals Chromium's layout metrics, scrolled or not, in standards and quirks mode."""

@@ -29,23 +29,25 @@ __all__ = ["PROBE_SCRIPT", "STILL_PROBE_SCRIPT", "ChangeProbes", "SentProbes"]
 # and stayed filled between two probes changes it).
 PROBE_FUNCTION = """(still) => {
   const s = globalThis.__cdpEngineProbe;
-  // Scroll events fire a frame late: read the offsets. The visual viewport (size and offset) rides along,
+  // Scroll and resize events fire a frame late (an out-of-process frame's first resize can come after its
+  // size was read): read the offsets and sizes instead. The visual viewport (size and offset) rides along,
   // so a capture needs no Page.getLayoutMetrics.
   if (s) return s.key(still);
   const p = {v: 1};
   // The key alone is what an index's direct action compares in the page (index/direct.py).
   p.key = (still) => {
     const vv = visualViewport;
-    const key = `${p.v}:${scrollX},${scrollY}:${vv.width},${vv.height},${vv.pageLeft},${vv.pageTop}`;
+    const key = `${p.v}:${scrollX},${scrollY}:${innerWidth},${innerHeight}:` +
+      `${vv.width},${vv.height},${vv.pageLeft},${vv.pageTop}`;
     return still ? `${key}|${devicePixelRatio}|${p.still()}` : key;
   };
   const bump = () => { p.v++; };
-  // The window's own scroll is read as offsets above; only scrolls of other elements count as events.
+  // The window's own scroll and size are read in the key above; only scrolls of other elements count as events.
   const scrolled = (e) => { if (e.target !== document && e.target !== window) p.v++; };
   addEventListener('scroll', scrolled, {capture: true, passive: true});
   new MutationObserver(bump).observe(document, {subtree: true, childList: true, attributes: true,
     characterData: true});
-  for (const t of ['input', 'change', 'resize', 'load', 'transitionend', 'animationend', 'toggle',
+  for (const t of ['input', 'change', 'load', 'transitionend', 'animationend', 'toggle',
                    'focusin', 'focusout', 'pageshow', 'hashchange', 'popstate', 'fullscreenchange',
                    'transitioncancel', 'animationcancel', 'mouseover', 'mouseout'])
     addEventListener(t, bump, {capture: true, passive: true});
