@@ -322,3 +322,36 @@ def test_surface_screenshot_settings_are_checked_where_they_are_set() -> None:
     assert (config.screenshot_quality, config.screenshot_optimize_for_speed) == (40, False)
     with pytest.raises(ValueError):
         Config(screenshot_quality=-1)
+
+
+async def test_a_background_tab_is_captured_and_a_lone_tab_is_left_alone(
+    context: cdp_engine.BrowserContext, site: Any
+) -> None:
+    """A tab behind another of its context draws no frames, so Chromium's capture would wait for one that never
+    comes (it timed out every other time): a capture brings it to the front first. A tab alone in its context
+    is never hidden, so nothing is sent for it."""
+    back = await context.new_tab()
+    await open_page(back, site, page("", "body{background:#00f}"))
+    sent: list[str] = []
+    original = back.session.send
+
+    def spy(method: str, *args: Any, **kwargs: Any) -> Any:
+        sent.append(method)
+        return original(method, *args, **kwargs)
+
+    back.session.send = spy  # type: ignore[method-assign]
+    try:
+        await back.screenshot_base64(timeout=5)
+        assert "Page.bringToFront" not in sent, "a lone tab needs no bringing to the front"
+        front = await context.new_tab()
+        for _ in range(4):  # the next capture after a successful one was the one that hung
+            assert await front.evaluate("document.visibilityState") == "visible"
+            assert await back.evaluate("document.visibilityState") == "hidden"
+            small = await back.screenshot_base64(max_width=64, timeout=5)  # small: the tests' decoder is slow
+            assert colours(small) == {BLUE}
+            await front.session.send("Page.bringToFront")
+        state = await back.state(screenshot=ScreenshotOptions(max_width=64))
+        assert colours(state["screenshot"]) == {BLUE}
+        assert "Page.bringToFront" in sent
+    finally:
+        del back.session.send

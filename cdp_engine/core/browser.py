@@ -797,9 +797,19 @@ class Tab:
         files.start_screenshot. `marks` (boxes in viewport CSS px) are drawn on the image in `world`, an
         isolated world of the main frame (Worlds.of(tab).context(tab.main_frame_id)): the page sees nothing."""
         self.check_open()
+        self.show_for_capture()
         return await files.capture_screenshot(
             self.session, options, timeout=timeout, marks=marks, world=world, viewport=viewport
         )
+
+    def show_for_capture(self) -> None:
+        """Before a capture: bring the tab to the front when another tab of its context may hide it. A hidden
+        tab draws no frames, so Page.captureScreenshot waits for one that never comes (Chromium 156: every other
+        capture of a background tab timed out). Sent without awaiting, ahead of the capture on the same session
+        (answered in order); on a tab already in front it changes nothing the page can see (no focus or
+        visibility event). A tab alone in its context is never hidden: nothing is sent."""
+        if any(other is not self and not other.closed for other in self.context.tabs):
+            self.session.send("Page.bringToFront").add_done_callback(_quiet)
 
     async def pdf_base64(
         self,

@@ -552,6 +552,7 @@ class StateCapturer:
                 t_shot = time.perf_counter()
                 region = await self._shot_region(options, last.viewport)
                 scale = await self.probes.device_scale(sent)
+                self.tab.show_for_capture()
                 shot = start_screenshot(self.tab.session, options, region=region, device_scale=scale)
                 state["screenshot"] = (await shot)["data"]
                 timings["screenshot_ms"] = (time.perf_counter() - t_shot) * 1000
@@ -618,6 +619,7 @@ class StateCapturer:
             if options.needs_region:
                 region = await self._shot_region(options, await self.probes.viewport(probes))
                 scale = await self.probes.device_scale(probes)
+            tab.show_for_capture()  # a background tab would draw no frame to capture
             shot_future = start_screenshot(tab.session, options, region=region, device_scale=scale)
         # OOPIF owners: which iframe element in which parent session hosts each out-of-process frame.
         owner_futures = []
