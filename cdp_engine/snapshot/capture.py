@@ -127,7 +127,6 @@ VERIFY_SCRIPT = """function(clips, ...nodes) {
 }"""
 
 
-
 @dataclass
 class Element:
     """An indexed element, with what the engine keeps to act on it safely."""
