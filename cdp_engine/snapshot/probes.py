@@ -3,7 +3,8 @@
 Why its own module: the state cache (snapshot/capture.py), an index's version-key check before an action
 (index/perform.py) and the screenshot reuse all ask the same question of the page: has anything a state
 depends on changed? An observer in the engine's isolated world of every frame document counts each change
-(mutations, scrolls of elements, input, loads, fonts, transitions) and reports the visual viewport with it;
+(mutations, scrolls of elements, input, loads, fonts, transitions) and reports the window's size, its scroll
+offsets and the visual viewport with it;
 a capture sends the probe first in its burst, so the answer describes the page at or before the snapshot.
 """
 
@@ -81,7 +82,6 @@ STILL_PROBE_SCRIPT = f"({PROBE_FUNCTION})(true)"
 # What send_probes() sent: the tab's frame/navigation event count then, and per frame (frame id, loader id,
 # the probe's pending answer or None when the frame has no world yet).
 SentProbes = tuple[int, list[tuple[str, str, asyncio.Future[dict[str, Any]] | None]]]
-
 
 
 class ChangeProbes:
