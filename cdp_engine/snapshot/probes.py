@@ -4,8 +4,8 @@ Why its own module: the state cache (snapshot/capture.py), an index's version-ke
 (index/perform.py) and the screenshot reuse all ask the same question of the page: has anything a state
 depends on changed? An observer in the engine's isolated world of every frame document counts each change
 (mutations, scrolls of elements, input, loads, fonts, transitions) and reports the window's size, its scroll
-offsets and the visual viewport with it;
-a capture sends the probe first in its burst, so the answer describes the page at or before the snapshot.
+offsets and the visual viewport with it; a capture sends the probe first in its burst, so the answer describes
+the page at or before the snapshot.
 """
 
 from __future__ import annotations
