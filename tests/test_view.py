@@ -229,6 +229,28 @@ async def test_recorded_run_exports_one_html_file_that_shows_the_steps(
         await context.close()
 
 
+async def test_the_recorder_takes_a_picture_of_a_tab_in_front_and_leaves_a_hidden_one_hidden(
+    browser: cdp_engine.Browser, site: Any, tmp_path: Path
+) -> None:
+    """After a call that returned no screenshot the recorder takes one, but not of a tab behind another: a capture
+    would bring that tab to the front, and watching must not change what the agent's pages show."""
+    url = site.add("/view/recorded-hidden", AGENT_PAGE)
+    context = await browser.new_context()
+    try:
+        back = await context.new_tab(url)
+        front = await context.new_tab(url)
+        async with Recorder(tmp_path / "rec") as recorder:
+            await ElementIndex.of(front).state(screenshot=False)
+            await ElementIndex.of(back).state(screenshot=False)
+        assert recorder.path is not None
+        steps = load_run(recorder.path)["steps"]
+        assert [bool(s.get("screenshot")) for s in steps] == [True, False]
+        assert await back.evaluate("document.visibilityState") == "hidden"
+        assert await front.evaluate("document.visibilityState") == "visible"
+    finally:
+        await context.close()
+
+
 async def test_a_harness_trajectory_opens_in_the_replay_page(browser: cdp_engine.Browser, site: Any, tmp_path: Path) -> None:
     site.add("/view/harness", AGENT_PAGE)
     env = BrowserEnv(browser, record_dir=tmp_path, record_screenshots=True, screenshot=True, base_url=site.url)

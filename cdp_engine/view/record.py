@@ -95,10 +95,13 @@ class Recorder:
             self.trajectory.record(entry)
 
     async def _shoot(self, tab: Tab, entry: dict[str, Any]) -> None:
-        """The page just after a call that returned no screenshot (JPEG: small, and quick to take)."""
+        """The page just after a call that returned no screenshot (JPEG: small, and quick to take). A tab behind
+        another of its window is recorded without one: a capture would bring it to the front
+        (Tab.show_for_capture), and a watcher never changes what the agent's pages show."""
         shot: str | None = None
         with contextlib.suppress(CDPEngineError, TimeoutError):
-            shot = await tab.screenshot_base64(format="jpeg", quality=70, timeout=5.0)
+            if await tab.evaluate("document.visibilityState", timeout=5.0) == "visible":
+                shot = await tab.screenshot_base64(format="jpeg", quality=70, timeout=5.0)
         self.trajectory.record(entry, shot, "jpeg")
 
 
