@@ -225,6 +225,82 @@ async def test_marked_screenshot_differs_only_where_marks_are_drawn(tab: cdp_eng
     assert not [p for p in changed_pixels(plain.data, one.data) if not inside(p, one.marked)]
 
 
+def callbacks_sent(tab: cdp_engine.Tab) -> tuple[list[str], Any]:
+    """A list that fills with the Runtime.callFunctionOn scripts the tab's session sends, and its undo."""
+    sent: list[str] = []
+    real_send = tab.session.send
+
+    def spy(method: str, params: Any = None, *args: Any, **kwargs: Any) -> Any:
+        if method == "Runtime.callFunctionOn":
+            sent.append(str((params or {}).get("functionDeclaration", ""))[:40])
+        return real_send(method, params, *args, **kwargs)
+
+    tab.session.send = spy  # type: ignore[method-assign]  # counts commands; the browser is real
+
+    def undo() -> None:
+        del tab.session.send
+
+    return sent, undo
+
+
+async def test_a_fast_png_is_painted_by_the_engine_and_any_other_image_in_the_page(
+    tab: cdp_engine.Tab, site: Any
+) -> None:
+    """Chromium's fast PNG (the default) is painted in Python: one script, for the labels' pictures. A
+    PNG of the default encoder (other filters) is drawn by the canvas: the same rectangles, the same
+    label pixels, the outlines in the mark's exact colour in both."""
+    from cdp_engine.core.marks import PALETTE
+
+    await open_page(tab, site, WATCHED)
+    await tab.state(screenshot=False)
+    marks = await tab.element_index.marks()
+    sent, undo = callbacks_sent(tab)
+    try:
+        fast = await tab.capture_screenshot(marks=marks)
+        assert len(sent) == 1  # the labels only
+        slow = await tab.capture_screenshot(ScreenshotOptions(optimize_for_speed=False), marks=marks)
+        assert len(sent) == 3  # the labels, then the canvas
+    finally:
+        undo()
+    assert fast.marked == slow.marked
+    _, _, fast_rows = rgb_rows(fast.data)
+    _, _, slow_rows = rgb_rows(slow.data)
+    for i, mark in enumerate(marks):
+        colour = bytes.fromhex(PALETTE[i % len(PALETTE)])
+        x, y = round(mark.box[0]), round(mark.box[1])
+        for rows in (fast_rows, slow_rows):
+            assert rows[y][3 * x : 3 * x + 3] == colour, (mark, rows[y][3 * x : 3 * x + 3].hex())
+        lx, ly, lw, lh = (int(v) for v in fast.marked[2 * i + 1])
+        assert fast_rows[ly][3 * lx : 3 * lx + 3] == colour
+        label = [r[3 * lx : 3 * (lx + lw)] for r in fast_rows[ly : ly + lh]]
+        assert label == [r[3 * lx : 3 * (lx + lw)] for r in slow_rows[ly : ly + lh]], mark  # the same text
+        assert any(b"\xff\xff\xff" in r for r in label)  # white text on the colour
+
+
+async def test_marks_on_a_transparent_screenshot(tab: cdp_engine.Tab, site: Any) -> None:
+    """A transparent page gives an RGBA PNG: painted by the engine too, the marks opaque."""
+    await open_page(tab, site, WATCHED.replace("background:#fff", "background:transparent"))
+    await tab.session.send("Emulation.setDefaultBackgroundColorOverride", {"color": {"r": 0, "g": 0, "b": 0, "a": 0}})
+    try:
+        await tab.state(screenshot=False)
+        marks = await tab.element_index.marks()
+        sent, undo = callbacks_sent(tab)
+        try:
+            shot = await tab.capture_screenshot(marks=marks)
+        finally:
+            undo()
+        assert len(sent) == 1
+        import base64
+
+        image = base64.b64decode(shot.data)
+        assert image[25] == 6  # colour type RGBA
+        plain = await tab.capture_screenshot()
+        assert changed_pixels(plain.data, shot.data)
+        assert not [p for p in changed_pixels(plain.data, shot.data) if not inside(p, shot.marked)]
+    finally:
+        await tab.session.send("Emulation.setDefaultBackgroundColorOverride", {})
+
+
 async def test_marks_follow_a_scaled_screenshot_and_keep_its_format(tab: cdp_engine.Tab, site: Any) -> None:
     await open_page(tab, site, WATCHED)
     await tab.state(screenshot=False)

@@ -767,8 +767,8 @@ class Tab:
     ) -> str:
         """The viewport (or a clip of the page, or the whole page) at `scale`, within a maximum size, as
         base64; the viewport size stays what the browser set. See files.ScreenshotOptions. `marks`: boxes
-        to outline and label on the image (core/marks.py), never on the page, drawn in `world` (an isolated
-        world's context id, core/worlds.py; AgentTab passes the engine's own); `viewport`: where the marks'
+        to outline and label on the image (core/marks.py), never on the page, with `world` (an isolated
+        world's context id, core/worlds.py, where the labels are drawn; AgentTab passes the engine's own); `viewport`: where the marks'
         boxes were measured (files.capture_screenshot)."""
         options = files.ScreenshotOptions(
             format=format,
@@ -794,8 +794,9 @@ class Tab:
     ) -> files.Screenshot:
         """A screenshot as `options` say, with its size. Every surface's screenshot goes through here
         (files.capture_screenshot) or, for a capture that gathers it with other commands,
-        files.start_screenshot. `marks` (boxes in viewport CSS px) are drawn on the image in `world`, an
-        isolated world of the main frame (Worlds.of(tab).context(tab.main_frame_id)): the page sees nothing."""
+        files.start_screenshot. `marks` (boxes in viewport CSS px) are drawn on the image, their labels in
+        `world`, an isolated world of the main frame (Worlds.of(tab).context(tab.main_frame_id)): the page
+        sees nothing."""
         self.check_open()
         self.show_for_capture()
         return await files.capture_screenshot(

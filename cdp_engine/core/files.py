@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError
-from .marks import Mark, draw_marks
+from .marks import Mark, draw_marks, start_labels
 from .policies import FilePolicy
 
 ImageFormat = Literal["png", "jpeg", "webp"]
@@ -195,10 +195,13 @@ async def capture_screenshot(
 
     The page region is asked for only when the options need it. A maximum size is kept at any device
     scale factor: when the image comes out larger (a scale factor above 1), it is taken once more,
-    scaled down by what the first showed. `marks` (boxes in viewport CSS px) are drawn on the image in
-    `world`, an isolated world of the page (core/marks.py): the page itself is never changed. `viewport`
+    scaled down by what the first showed. `marks` (boxes in viewport CSS px) are drawn on the image, their
+    labels' pictures in `world`, an isolated world of the page, asked for beside the capture (core/marks.py):
+    the page itself is never changed. `viewport`
     (width, height, scroll x, scroll y: where the boxes were measured, a state's) spares reading it."""
     options = options or ScreenshotOptions()
+    if marks and world is None:
+        raise ValueError("marks are drawn in an isolated world of the page: pass its execution context id")
     metrics: asyncio.Future[dict[str, Any]] | None = None
     if marks and viewport is None:  # the boxes are in viewport px: where the viewport is decides where they go
         metrics = session.send("Page.getLayoutMetrics", timeout=timeout)  # in flight with the capture
@@ -207,7 +210,12 @@ async def capture_screenshot(
     if options.needs_region and region is None:
         region = await page_region(session, full_page=options.full_page, timeout=timeout)
     params = screenshot_params(options, region)
-    data = str((await _send_screenshot(session, params, timeout))["data"])
+    capture = _send_screenshot(session, params, timeout)
+    labels = None
+    if marks and world is not None:  # answered while the capture waits for its frame
+        labels = start_labels(session, world, [m.label for m in marks], pixels=options.format == "png", timeout=timeout)
+        labels.add_done_callback(_quiet)
+    data = str((await capture)["data"])
     if metrics is not None:
         viewport = _viewport_of(await metrics)
     width, height = image_size_base64(data) or (None, None)
@@ -216,13 +224,13 @@ async def capture_screenshot(
         params["clip"]["scale"] *= over
         data = str((await _send_screenshot(session, params, timeout))["data"])
         width, height = image_size_base64(data) or (None, None)
-    if not marks or viewport is None or width is None or height is None:
+    if not marks or world is None or viewport is None or width is None or height is None:
         return Screenshot(data, options.format, width, height)
-    if world is None:
-        raise ValueError("marks are drawn in an isolated world of the page: pass its execution context id")
     transform = image_transform(options, region if options.needs_region else None, viewport, (width, height))
     image_marks = [(m.label, *transform.apply(m.box)) for m in marks]
-    data, drawn = await draw_marks(session, world, data, options.format, options.quality, image_marks, timeout=timeout)
+    data, drawn = await draw_marks(
+        session, world, data, options.format, options.quality, image_marks, (width, height), labels=labels, timeout=timeout
+    )
     return Screenshot(data, options.format, width, height, tuple(drawn))
 
 
@@ -237,9 +245,14 @@ async def mark_image(
     timeout: float | None = None,
 ) -> Screenshot:
     """An image already captured (a state's screenshot) with `marks` drawn on it, mapped by `transform`."""
+    width, height = (image.width, image.height) if image.width and image.height else image_size_base64(image.data) or (0, 0)
+    if not width or not height:
+        raise CDPEngineError("the image to mark has no size in its header")
     image_marks = [(m.label, *transform.apply(m.box)) for m in marks]
-    data, drawn = await draw_marks(session, world, image.data, image.format, quality, image_marks, timeout=timeout)
-    return Screenshot(data, image.format, image.width, image.height, tuple(drawn))
+    data, drawn = await draw_marks(
+        session, world, image.data, image.format, quality, image_marks, (width, height), timeout=timeout
+    )
+    return Screenshot(data, image.format, width, height, tuple(drawn))
 
 
 @dataclass(frozen=True)

@@ -102,7 +102,7 @@ class AgentTab(core.Tab):
         world: int | None = None,
         viewport: tuple[float, float, float, float] | None = None,
     ) -> files.Screenshot:
-        """core Tab.capture_screenshot; `marks` are drawn in the engine's isolated world unless `world` says."""
+        """core Tab.capture_screenshot; `marks`' labels are drawn in the engine's isolated world unless `world` says."""
         if marks and world is None:
             world = await Worlds.of(self).context(self.main_frame_id)
         return await super().capture_screenshot(options, timeout=timeout, marks=marks, world=world, viewport=viewport)
