@@ -258,6 +258,8 @@ async def draw_marks(
     rectangles drawn. `labels`: start_labels for these marks' labels, if the caller sent it already.
 
     Runs in `context_id`, an isolated world of the session's page: the page's DOM and scripts see nothing."""
+    if not marks:
+        return data, []
     if labels is None:
         labels = start_labels(session, context_id, [m[0] for m in marks], pixels=image_format == "png", timeout=timeout)
     sheet = _script_value(await labels, "measuring the labels")
