@@ -20,7 +20,7 @@ import zlib
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["Paint", "PngNotEditable", "adler32_combine", "paint_png"]
+__all__ = ["InflatedPng", "Paint", "PngNotEditable", "adler32_combine", "paint_png"]
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 FILTER_NONE, FILTER_UP = 0, 2
@@ -43,21 +43,34 @@ class PngNotEditable(ValueError):
 def paint_png(png: bytes, paints: Sequence[Paint]) -> bytes:
     """`png` with `paints` copied over it, in order (a later one covers an earlier one). CPU-bound: about
     10 ms for a 1280x720 screenshot."""
-    header, before, idat, after = _chunks(png)
-    width, height, depth, colour, _compression, _filter, interlace = struct.unpack(">IIBBBBB", header)
-    if depth != 8 or colour not in (2, 6) or interlace != 0:
-        raise PngNotEditable(f"bit depth {depth}, colour type {colour}, interlace {interlace}")
-    channels = 3 if colour == 2 else 4
-    row_bytes = width * channels
-    size = height * (row_bytes + 1)
-    try:
-        data = bytearray(zlib.decompress(idat, bufsize=size))  # one buffer of the right size: no regrowth
-    except zlib.error as exc:
-        raise PngNotEditable(f"image data: {exc}") from None
-    if len(data) != size:
-        raise PngNotEditable("image data of the wrong length")
-    _repaint(data, _row_spans(paints, width, height, channels), row_bytes)
-    return SIGNATURE + _chunk(b"IHDR", header) + before + _chunk(b"IDAT", _deflate(data)) + after
+    return InflatedPng(png).paint(paints)
+
+
+class InflatedPng:
+    """A PNG checked and inflated, ready to paint once (its image data is painted in place). Opening it
+    first lets a caller inflate while it waits for what to paint (core/marks.py: the labels' pictures)."""
+
+    def __init__(self, png: bytes) -> None:
+        self.header, self.before, idat, self.after = _chunks(png)
+        width, height, depth, colour, _compression, _filter, interlace = struct.unpack(">IIBBBBB", self.header)
+        if depth != 8 or colour not in (2, 6) or interlace != 0:
+            raise PngNotEditable(f"bit depth {depth}, colour type {colour}, interlace {interlace}")
+        self.width, self.height = width, height
+        self.channels = 3 if colour == 2 else 4
+        size = height * (width * self.channels + 1)
+        try:
+            self.data = bytearray(zlib.decompress(idat, bufsize=size))  # one buffer of the right size
+        except zlib.error as exc:
+            raise PngNotEditable(f"image data: {exc}") from None
+        if len(self.data) != size:
+            raise PngNotEditable("image data of the wrong length")
+
+    def paint(self, paints: Sequence[Paint]) -> bytes:
+        """The PNG with `paints` on it."""
+        spans = _row_spans(paints, self.width, self.height, self.channels)
+        _repaint(self.data, spans, self.width * self.channels)
+        body = _deflate(self.data)
+        return SIGNATURE + _chunk(b"IHDR", self.header) + self.before + _chunk(b"IDAT", body) + self.after
 
 
 def _helpers() -> ThreadPoolExecutor:
