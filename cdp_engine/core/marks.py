@@ -257,7 +257,8 @@ async def draw_marks(
     """The base64 image (of `size` pixels) with `marks` (image px) drawn on it, in its own format, and the
     rectangles drawn. `labels`: start_labels for these marks' labels, if the caller sent it already.
 
-    Runs in `context_id`, an isolated world of the session's page: the page's DOM and scripts see nothing."""
+    The labels are drawn in `context_id`, an isolated world of the session's page, and so is an image the
+    engine does not paint itself: the page's DOM and scripts see nothing."""
     if not marks:
         return data, []
     if labels is None:
