@@ -11,6 +11,7 @@ from typing import Any
 
 import cdp_engine
 from cdp_engine.core.files import ScreenshotOptions
+from cdp_engine.core.marks import CANVAS_SCRIPT, LABELS_SCRIPT, PALETTE
 from cdp_engine.core.worlds import Worlds
 
 _paths = itertools.count(1)
@@ -226,6 +227,9 @@ async def test_marked_screenshot_differs_only_where_marks_are_drawn(tab: cdp_eng
     assert not [p for p in changed_pixels(plain.data, one.data) if not inside(p, one.marked)]
 
 
+LABELS, CANVAS = LABELS_SCRIPT[:40], CANVAS_SCRIPT[:40]
+
+
 def callbacks_sent(tab: cdp_engine.Tab) -> tuple[list[str], Any]:
     """A list that fills with the Runtime.callFunctionOn scripts the tab's session sends, and its undo."""
     sent: list[str] = []
@@ -250,17 +254,15 @@ async def test_a_fast_png_is_painted_by_the_engine_and_any_other_image_in_the_pa
     """Chromium's fast PNG (the default) is painted in Python: one script, for the labels' pictures. A
     PNG of the default encoder (other filters) is drawn by the canvas: the same rectangles, the same
     label pixels, the outlines in the mark's exact colour in both."""
-    from cdp_engine.core.marks import PALETTE
-
     await open_page(tab, site, WATCHED)
     await tab.state(screenshot=False)
     marks = await tab.element_index.marks()
     sent, undo = callbacks_sent(tab)
     try:
         fast = await tab.capture_screenshot(marks=marks)
-        assert len(sent) == 1  # the labels only
+        assert sent == [LABELS]  # the labels only
         slow = await tab.capture_screenshot(ScreenshotOptions(optimize_for_speed=False), marks=marks)
-        assert len(sent) == 3  # the labels, then the canvas
+        assert sent == [LABELS, LABELS, CANVAS]  # the labels, then the canvas
     finally:
         undo()
     assert fast.marked == slow.marked
@@ -274,9 +276,9 @@ async def test_a_fast_png_is_painted_by_the_engine_and_any_other_image_in_the_pa
     sent, undo = callbacks_sent(tab)
     try:
         again_fast = await mark_image(tab.session, world, plain_fast, marks, ImageTransform())
-        assert len(sent) == 1
+        assert sent == [LABELS]
         again_slow = await mark_image(tab.session, world, plain_slow, marks, ImageTransform())
-        assert len(sent) == 3
+        assert sent == [LABELS, LABELS, CANVAS]
     finally:
         undo()
     assert again_fast.marked == again_slow.marked == fast.marked
@@ -307,7 +309,7 @@ async def test_marks_on_a_transparent_screenshot(tab: cdp_engine.Tab, site: Any)
             shot = await tab.capture_screenshot(marks=marks)
         finally:
             undo()
-        assert len(sent) == 1
+        assert sent == [LABELS]
         import base64
 
         image = base64.b64decode(shot.data)

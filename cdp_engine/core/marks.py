@@ -71,8 +71,8 @@ class Placed:
 
 # The labels' pictures: one sheet of rows of labels (white bold text on the mark's colour). Returns
 # {widths, height, positions: [[x, y], ...], data: base64 RGB of the sheet or null}.
-LABELS_SCRIPT = r"""function(labels, fontPx, pixels) {
-  const pad = 2, lh = fontPx + 2 * pad, sheet = 2048;
+LABELS_SCRIPT = r"""function(labels, fontPx, pad, pixels) {
+  const lh = fontPx + 2 * pad, sheet = 2048;
   let canvas = globalThis.__cdpEngineLabelCanvas;
   if (!canvas) canvas = globalThis.__cdpEngineLabelCanvas = new OffscreenCanvas(1, 1);
   let g = canvas.getContext('2d', {willReadFrequently: true});
@@ -112,7 +112,7 @@ LABELS_SCRIPT = r"""function(labels, fontPx, pixels) {
 
 # The painter for images the engine does not edit itself: decodes the image, draws the placed outlines
 # and labels, encodes it in the same format. Returns the base64 image.
-CANVAS_SCRIPT = r"""async function(data, type, quality, placed, fontPx) {
+CANVAS_SCRIPT = r"""async function(data, type, quality, placed, fontPx, line, pad) {
   const bytes = Uint8Array.fromBase64 ? Uint8Array.fromBase64(data) : (() => {
     const s = atob(data); const a = new Uint8Array(s.length);
     for (let i = 0; i < s.length; i++) a[i] = s.charCodeAt(i);
@@ -135,7 +135,6 @@ CANVAS_SCRIPT = r"""async function(data, type, quality, placed, fontPx) {
   g.drawImage(image, 0, 0);
   g.globalCompositeOperation = 'source-over';
   image.close();
-  const line = 2, pad = 2;
   g.font = `bold ${fontPx}px sans-serif`;
   g.textBaseline = 'top';
   g.lineWidth = line;
@@ -178,6 +177,7 @@ def start_labels(
             "arguments": [
                 {"value": [[label, _colour(i)] for i, label in enumerate(labels)]},
                 {"value": FONT_PX},
+                {"value": PAD},
                 {"value": pixels},
             ],
             "returnByValue": True,
@@ -212,8 +212,8 @@ def drawn_rects(placed: Sequence[Placed]) -> list[Rect]:
     know which pixels are the marks' (a test, a viewer)."""
     out: list[Rect] = []
     for mark in placed:
-        out.append(mark.outline)
-        out.append(tuple(float(v) for v in mark.tag))  # type: ignore[arg-type]
+        lx, ly, lw, lh = mark.tag
+        out += [mark.outline, (float(lx), float(ly), float(lw), float(lh))]
     return out
 
 
@@ -296,6 +296,8 @@ async def draw_marks(
                 {"value": (DEFAULT_QUALITY if quality is None else quality) if image_format != "png" else None},
                 {"value": [[m.label, m.colour, *m.outline, *m.tag] for m in placed]},
                 {"value": FONT_PX},
+                {"value": LINE},
+                {"value": PAD},
             ],
             "returnByValue": True,
             "awaitPromise": True,

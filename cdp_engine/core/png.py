@@ -74,7 +74,8 @@ class InflatedPng:
 
 
 def _helpers() -> ThreadPoolExecutor:
-    """The helper thread of this process (a forked child, a Ray worker, gets its own: an executor's
+    """The deflate helpers of this process: one per paint at a time, two so that a paint on the event loop
+    and one in a worker thread do not queue (a forked child, a Ray worker, gets its own: an executor's
     threads do not survive a fork)."""
     global _helper_pool
     pid = os.getpid()
