@@ -3,7 +3,8 @@
 Every surface (element index, browser toolset, MCP tools, gym harness) acts through this module,
 so a click, a drag or a key chord behaves the same everywhere. A click on an element runs one
 pipeline: scroll it into view, take a visible point of its content quads clipped to the viewport,
-offset by out-of-process frame owners, hit-test it, then send mouseMoved + mousePressed +
+offset by out-of-process frame owners, hit-test it in its own document along the flat tree (HIT_FUNCTION,
+which also arms a guard that checks where the press is delivered), then send mouseMoved + mousePressed +
 mouseReleased pipelined in one window: Chromium handles a session's input in order, so the move's
 hover effects run before the press hit-tests, and the move costs no frame of its own (awaited alone
 it is answered after the next frame, ~17 ms). Inside an out-of-process frame an optional check makes
@@ -13,7 +14,9 @@ right `buttons` bitmask and a click while a modifier is held is a modified click
 come from the one key table in `keys.py`.
 
 Failures a surface must word itself raise `NotClickableError` (a subclass of
-`NotInteractableError`) with a stable `reason`: "not_visible" or "covered".
+`NotInteractableError`) with a stable `reason`: "not_visible", "covered" (before the click) or
+"intercepted" (the press was delivered to another element, which the guard kept from the page), and
+`by`, what took the pointer.
 """
 
 from __future__ import annotations
@@ -21,20 +24,71 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError, TargetClosedError
 from . import keys, scripts
+from .actionability import (
+    COVERED,
+    INTERCEPTED,
+    NOT_VISIBLE,
+    InputTab,
+    NotClickableError,
+    NotInteractableError,
+    Target,
+    clickable_point,
+    drop_guard,
+    frame_offset,
+    hit_target,
+    point_of,
+    read_guard,
+)
+
+__all__ = [
+    "BUTTONS",
+    "COVERED",
+    "DRAG_STEPS",
+    "FRAMES_DRAWN",
+    "INTERCEPTED",
+    "NOT_VISIBLE",
+    "PRESS_COUNTER",
+    "InputState",
+    "InputTab",
+    "NotClickableError",
+    "NotInteractableError",
+    "Target",
+    "call_function_on",
+    "call_on",
+    "click_at",
+    "click_delivered",
+    "click_element",
+    "clickable_point",
+    "down",
+    "drag",
+    "focus",
+    "frame_offset",
+    "hit_target",
+    "hold",
+    "input_state",
+    "insert_text",
+    "key_down",
+    "key_up",
+    "move",
+    "point_of",
+    "press",
+    "scroll_into_view",
+    "type_text",
+    "up",
+    "wheel",
+]  # fmt: skip
 
 log = logging.getLogger("cdp_engine")
 _E = TypeVar("_E")
 
 BUTTONS = {"left": 1, "right": 2, "middle": 4, "none": 0}
-NOT_VISIBLE = "not_visible"
-COVERED = "covered"
 DRAG_STEPS = 5  # intermediate moves of a drag, so drag handlers see movement
 FRAMES_DRAWN = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))"
 # Counts presses that reach a frame, in the engine's isolated world (invisible to the page).
@@ -43,45 +97,6 @@ PRESS_COUNTER = (
     " addEventListener('mousedown', () => { g.__cdpEnginePresses.n++; }, {capture: true}); }"
     "%s return g.__cdpEnginePresses.n; })()"
 )
-CONTAINS_HIT = """function(other) {
-    for (let n = other; n; n = n.parentNode || n.host) { if (n === this) return true; }
-    if (other && other.control === this) return true;
-    if (other && other.closest) { const l = other.closest('label'); if (l && l.control === this) return true; }
-    return false; }"""
-
-
-class InputTab(Protocol):
-    """What input needs of a tab (the core Tab satisfies it; no import of browser.py here)."""
-
-    @property
-    def session(self) -> CDPSession: ...
-
-    def extension(self, kind: type[_E], make: Callable[[], _E] | None = None) -> _E: ...
-
-
-class Target(Protocol):
-    """An element to aim at: the session owning its document and its backend node id (refs and indexed
-    elements both are targets)."""
-
-    @property
-    def session(self) -> CDPSession: ...
-
-    @property
-    def backend_node_id(self) -> int: ...
-
-
-class NotInteractableError(CDPEngineError):
-    """The target cannot take the requested input; `reason` is a stable code a surface maps to its text."""
-
-    def __init__(self, message: str, reason: str = "not_interactable") -> None:
-        super().__init__(message)
-        self.reason = reason
-
-
-class NotClickableError(NotInteractableError):
-    """No visible point of the element receives the pointer: reason NOT_VISIBLE or COVERED."""
-
-
 @dataclass
 class InputState:
     """One tab's pointer and keyboard state: where the mouse is, which buttons and modifier keys are down."""
@@ -105,146 +120,6 @@ class InputState:
 def input_state(tab: InputTab) -> InputState:
     """The tab's pointer and keyboard state (position, pressed buttons, held modifiers)."""
     return InputState.of(tab)
-
-
-# ----- aiming ---------------------------------------------------------------------------------------
-
-
-async def frame_offset(tab: InputTab, session: CDPSession) -> tuple[float, float]:
-    """Top-level viewport position of an out-of-process frame's viewport (0, 0 for the tab itself)."""
-    x = y = 0.0
-    while session is not tab.session and session.parent is not None:
-        parent = session.parent
-        owner = await parent.send("DOM.getFrameOwner", {"frameId": session.target_id})
-        box = await parent.send("DOM.getBoxModel", {"backendNodeId": owner["backendNodeId"]})
-        q = box["model"]["content"]
-        x += q[0]
-        y += q[1]
-        session = parent
-    return x, y
-
-
-def _quad_area(q: list[float]) -> float:
-    area = 0.0
-    for i in range(4):
-        x1, y1 = q[2 * i], q[2 * i + 1]
-        x2, y2 = q[(2 * i + 2) % 8], q[(2 * i + 3) % 8]
-        area += (x1 * y2 - x2 * y1) / 2
-    return abs(area)
-
-
-async def clickable_point(tab: InputTab, target: Target) -> tuple[float, float]:
-    """Scroll the element into view and return a visible point of it in top-level viewport CSS pixels.
-
-    NotClickableError(NOT_VISIBLE) when no part of it shows in the viewport.
-    """
-    return (await _aim(tab, target, None))[0]
-
-
-async def _aim(
-    tab: InputTab, target: Target, expected: tuple[float, float] | None
-) -> tuple[tuple[float, float], asyncio.Future[dict[str, Any]] | None]:
-    """The visible point (clickable_point), and with `expected` (the point the caller expects, in the
-    tab's own document) the hit test at that point sent in the same burst, behind the scroll: the answer
-    for the real point when the point rounds to the same pixel."""
-    session, backend_node_id = target.session, target.backend_node_id
-    # Sent together: the renderer runs a session's DOM and Page commands in order, so the quads and the
-    # metrics are read after the scroll, one round trip instead of two.
-    scrolled = session.send("DOM.scrollIntoViewIfNeeded", {"backendNodeId": backend_node_id})
-    quads_future = session.send("DOM.getContentQuads", {"backendNodeId": backend_node_id})
-    metrics_future = session.send("Page.getLayoutMetrics")
-    hit_future = None
-    if expected is not None and session is tab.session:
-        hit_future = _hit_at(session, *expected)
-        hit_future.add_done_callback(_quiet)
-    await asyncio.gather(scrolled, quads_future, metrics_future)
-    quads_result, metrics = quads_future.result(), metrics_future.result()
-    vp = metrics["cssLayoutViewport"]
-    width, height = vp["clientWidth"], vp["clientHeight"]
-    best: tuple[float, float] | None = None
-    for quad in quads_result.get("quads", []):
-        clipped = [
-            min(max(quad[i], 0.0), width) if i % 2 == 0 else min(max(quad[i], 0.0), height) for i in range(8)
-        ]
-        if _quad_area(clipped) > 1:
-            best = (sum(clipped[0::2]) / 4, sum(clipped[1::2]) / 4)
-            break
-    if best is None:
-        raise NotClickableError("the element has no visible area in the viewport", NOT_VISIBLE)
-    if session is not tab.session:
-        ox, oy = await frame_offset(tab, session)
-        return (best[0] + ox, best[1] + oy), None
-    if expected is None or (round(best[0]), round(best[1])) != (round(expected[0]), round(expected[1])):
-        return best, None
-    return best, hit_future
-
-
-def _hit_at(session: CDPSession, x: float, y: float) -> asyncio.Future[dict[str, Any]]:
-    # ignorePointerEventsNone=True would hit-test pointer-events:none overlays too: a real click passes them.
-    return session.send(
-        "DOM.getNodeForLocation",
-        {"x": round(x), "y": round(y), "includeUserAgentShadowDOM": False, "ignorePointerEventsNone": False},
-    )
-
-
-async def hit_target(
-    tab: InputTab, target: Target, x: float, y: float, hit: asyncio.Future[dict[str, Any]] | None = None
-) -> bool:
-    """True when the point hits the element or something inside it (or a label that targets it); `hit`:
-    the hit test at that point already sent (_aim)."""
-    session, backend_node_id = target.session, target.backend_node_id
-    ox, oy = await frame_offset(tab, session) if session is not tab.session else (0.0, 0.0)
-    try:
-        answer = await (hit if hit is not None else _hit_at(session, x - ox, y - oy))
-    except CDPEngineError:
-        return True  # no answer (e.g. point in a nested OOPIF): trust the geometry
-    hit_id = answer.get("backendNodeId")
-    if hit_id == backend_node_id:
-        return True
-    resolved = await session.send("DOM.resolveNode", {"backendNodeId": backend_node_id})
-    hit_obj = await session.send("DOM.resolveNode", {"backendNodeId": hit_id})
-    try:
-        result = await session.send(
-            "Runtime.callFunctionOn",
-            {
-                "objectId": resolved["object"]["objectId"],
-                "functionDeclaration": CONTAINS_HIT,
-                "arguments": [{"objectId": hit_obj["object"]["objectId"]}],
-                "returnByValue": True,
-            },
-        )
-    finally:
-        for obj in (resolved, hit_obj):
-            session.send("Runtime.releaseObject", {"objectId": obj["object"]["objectId"]}).add_done_callback(_quiet)
-    return bool(result.get("result", {}).get("value"))
-
-
-def expected_point(
-    box: tuple[float, float, float, float], viewport: tuple[float, float] | None = None
-) -> tuple[float, float] | None:
-    """Where the aim will find an element read at `box` (viewport CSS px) if the page did not move since: the
-    centre of the box clipped to the viewport (`viewport`: its width and height; without it, only at the
-    top-left), as _aim computes it from the quads. None when nothing of it is there. Callers pass it to
-    point_of as `expected`."""
-    x, y, w, h = box
-    right, bottom = (x + w, y + h) if viewport is None else (min(x + w, viewport[0]), min(y + h, viewport[1]))
-    x0, y0 = max(x, 0.0), max(y, 0.0)
-    if right <= x0 or bottom <= y0:
-        return None
-    return (x0 + right) / 2, (y0 + bottom) / 2
-
-
-async def point_of(
-    tab: InputTab, target: Target, *, check_hit: bool = True, expected: tuple[float, float] | None = None
-) -> tuple[float, float]:
-    """A visible point of the element (scrolled into view) that receives the pointer, in top-level viewport
-    CSS pixels. NotClickableError(NOT_VISIBLE) or, with `check_hit`, NotClickableError(COVERED).
-    `expected`: where the caller saw the element's point (its last capture): the hit test goes out with
-    the aim, one round trip fewer when the element is still there."""
-    point, hit = await _aim(tab, target, expected if check_hit else None)
-    if check_hit and not await hit_target(tab, target, *point, hit=hit):
-        raise NotClickableError("the element is covered by another element at its visible point", COVERED)
-    return point
 
 
 def _quiet(future: asyncio.Future[Any]) -> None:
@@ -291,6 +166,9 @@ async def click_at(
         if closed_before:
             raise
         log.debug("the page closed before answering the click at (%s, %s): the click was sent", x, y)
+        drop_guard(tab)
+        return
+    await read_guard(tab, x, y)
 
 
 async def click_element(
@@ -302,7 +180,6 @@ async def click_element(
     modifiers: int = 0,
     check_hit: bool = True,
     world_context: int | None = None,
-    expected: tuple[float, float] | None = None,
 ) -> tuple[float, float]:
     """Aim at the element (scroll into view, visible point, hit test) and click it; the point clicked.
 
@@ -310,9 +187,10 @@ async def click_element(
     it the click is checked to reach that frame: Chromium routes input to an OOPIF by the compositor's
     hit-test data, and while the frame has not been composited yet (just loaded) the press lands on
     the parent's <iframe> element and is lost. A listener in the world counts presses; when none
-    arrived, wait for both frames to draw and click once more. `expected`: as for point_of.
+    arrived, wait for both frames to draw and click once more. The press is checked where it is delivered
+    (point_of's guard): NotClickableError(INTERCEPTED) when another element received it.
     """
-    x, y = await point_of(tab, target, check_hit=check_hit, expected=expected)
+    x, y = await point_of(tab, target, check_hit=check_hit, arm=check_hit)
     await click_delivered(
         tab, target, x, y, world_context=world_context, button=button, click_count=click_count, modifiers=modifiers
     )

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError
 from .identity import AX_LOOK, Verdict, ax_name, ax_role, verify
-from .input import expected_point
 
 if TYPE_CHECKING:
     from .browser import Tab
@@ -56,7 +55,6 @@ class RefRegistry:
         self._counter = 0
         self._refs: dict[str, NodeRef] = {}
         self._by_node: dict[tuple[str, str, int], str] = {}
-        self._points: dict[str, tuple[float, float]] = {}  # where the last read saw each ref's element
 
     def assign(
         self,
@@ -65,19 +63,8 @@ class RefRegistry:
         backend_node_id: int,
         role: str,
         name: str,
-        box: tuple[float, float, float, float] | None = None,
     ) -> str:
-        """The node's ref: its existing one while its document lives and its role and name hold, else a new one.
-        `box` (viewport CSS px, the read's geometry) is remembered as a hint for the next aim (expected_point)."""
-        ref = self._assign(session, frame_id, backend_node_id, role, name)
-        point = expected_point(box) if box is not None else None
-        if point is None:
-            self._points.pop(ref, None)
-        else:
-            self._points[ref] = point
-        return ref
-
-    def _assign(self, session: CDPSession, frame_id: str, backend_node_id: int, role: str, name: str) -> str:
+        """The node's ref: its existing one while its document lives and its role and name hold, else a new one."""
         frame = self.tab.frames.get(frame_id)
         loader = frame.loader_id if frame else ""
         key = (session.id or "", loader, backend_node_id)
@@ -91,12 +78,6 @@ class RefRegistry:
         self._refs[ref] = NodeRef(ref, session, frame_id, loader, backend_node_id, role, name)
         self._by_node[key] = ref
         return ref
-
-    def expected_point(self, ref: str) -> tuple[float, float] | None:
-        """Where the aim will find the ref's element if the page did not move since the read that placed it:
-        its box's centre (input.expected_point). Only a hint: input.point_of sends its hit test
-        there with the aim and sends it again at the real point when the quads say otherwise."""
-        return self._points.get(ref)
 
     def mint(self) -> str:
         """A new ref name that names no node (a surface's own token, e.g. the toolset's continuation refs):
@@ -124,14 +105,12 @@ class RefRegistry:
         for ref, node in list(self._refs.items()):
             if node.frame_id == frame_id and node.loader_id != loader:
                 del self._refs[ref]
-                self._points.pop(ref, None)
                 self._by_node.pop((node.session.id or "", node.loader_id, node.backend_node_id), None)
 
     def clear(self) -> None:
         """Forget every ref (numbers are never reused)."""
         self._refs.clear()
         self._by_node.clear()
-        self._points.clear()
 
     async def resolve(self, ref: str, *, check_identity: bool = True) -> NodeRef:
         """The node a ref names, proven to be the same element still (core.identity); StaleRefError otherwise."""

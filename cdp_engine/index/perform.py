@@ -76,7 +76,14 @@ def not_clickable(element: Element, exc: input.NotClickableError) -> ActionError
     """ELEMENT_NOT_INTERACTIVE in the protocol's words for input that cannot land on the element."""
     if exc.reason == input.COVERED:
         return ActionError(
-            "ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is covered by another element at its visible point."
+            "ELEMENT_NOT_INTERACTIVE",
+            f"Element {element.index} is covered by another element at its visible point ({exc.by}).",
+        )
+    if exc.reason == input.INTERCEPTED:
+        return ActionError(
+            "ELEMENT_NOT_INTERACTIVE",
+            f"Element {element.index} did not receive the click: {exc.by} received the press instead"
+            " (it was kept from the page).",
         )
     return ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is not visible: {exc}.")
 
@@ -192,16 +199,9 @@ class Performer:
         """The element's visible point that takes the pointer (scrolled into view, hit-tested), or
         ELEMENT_NOT_INTERACTIVE in the protocol's words."""
         try:
-            return await input.point_of(self.tab, element, expected=self._expected_point(element))
+            return await input.point_of(self.tab, element)
         except input.NotClickableError as exc:
             raise not_clickable(element, exc) from None
-
-    def _expected_point(self, element: Element) -> tuple[float, float] | None:
-        """Where the aim will find the element if the page did not move since the state (input.expected_point)."""
-        current = self.index.current
-        if current is None:
-            return None
-        return input.expected_point(element.box, (current.viewport[0], current.viewport[1]))
 
     async def _click(self, element: Element) -> None:
         check_usable(element)
@@ -215,11 +215,9 @@ class Performer:
         if element.session is not self.tab.session:
             ctx = self.index.capturer.probes.world_context(element.frame_id, element.loader_id)
 
-        expected = self._expected_point(element)
-
         async def click() -> None:
             try:
-                await input.click_element(self.tab, element, world_context=ctx, expected=expected)
+                await input.click_element(self.tab, element, world_context=ctx)
             except input.NotClickableError as exc:
                 raise not_clickable(element, exc) from None
 

@@ -103,16 +103,14 @@ def modifiers_mask(modifiers: Sequence[str] | None) -> int:
     return keys.modifiers_mask([control_or_meta if m == "ControlOrMeta" else m for m in modifiers or []])
 
 
-async def point_of(
-    tab: Tab, node: NodeRef, *, check_hit: bool = True, expected: tuple[float, float] | None = None
-) -> tuple[float, float]:
+async def point_of(tab: Tab, node: NodeRef, *, check_hit: bool = True, arm: bool = False) -> tuple[float, float]:
     """The node's visible point that takes the pointer; NotInteractableError worded for MCP (invalid_params).
-    `expected`: where the last snapshot saw it (RefRegistry.expected_point), so the hit test rides with the aim."""
+    `arm`: for a click sent next at the point, which is then checked where it is delivered (input.point_of)."""
     try:
-        return await input.point_of(tab, node, check_hit=check_hit, expected=expected)
+        return await input.point_of(tab, node, check_hit=check_hit, arm=arm)
     except input.NotClickableError as exc:
         if exc.reason == input.COVERED:
-            raise input.NotInteractableError(f"{node.ref} is covered by another element", exc.reason) from None
+            raise input.NotInteractableError(f"{node.ref} is covered by another element ({exc.by})", exc.reason) from None
         raise input.NotInteractableError(f"{node.ref} is not visible: {exc}", exc.reason) from None
 
 
@@ -195,7 +193,7 @@ async def set_checked(tab: Tab, node: NodeRef, want: bool) -> None:
         raise ToolError(
             "invalid_params", f"{node.ref} is a radio button: check another one instead of unchecking it."
         )
-    x, y = await point_of(tab, node)
+    x, y = await point_of(tab, node, arm=True)
     await input.click_at(tab, x, y)
 
 
@@ -227,12 +225,19 @@ async def browser_click(
 
     async def action() -> dict[str, Any]:
         tab = page.tab
-        x, y = await point_of(tab, node, expected=page.refs.expected_point(node.ref))
+        x, y = await point_of(tab, node, arm=True)
         # In an out-of-process frame the engine's isolated world there checks that the press arrived.
         world = Worlds.of(tab).get(node.frame_id, node.loader_id) if node.session is not tab.session else None
-        await input.click_delivered(
-            tab, node, x, y, world_context=world, button=button, click_count=2 if double_click else 1, modifiers=mask
-        )
+        try:
+            await input.click_delivered(
+                tab, node, x, y, world_context=world, button=button, click_count=2 if double_click else 1,
+                modifiers=mask,
+            )
+        except input.NotClickableError as exc:
+            raise input.NotInteractableError(
+                f"{ref} did not receive the click: {exc.by} received the press instead (it was kept from the page)",
+                exc.reason,
+            ) from None
         return {"clicked": ref}
 
     return await ctx.run(page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit)
@@ -380,7 +385,7 @@ async def browser_hover(
     node = await ctx.ref(page, ref, cdp_frame if explicit else None)
 
     async def action() -> dict[str, Any]:
-        x, y = await point_of(page.tab, node, expected=page.refs.expected_point(node.ref))
+        x, y = await point_of(page.tab, node)
         await input.move(page.tab, x, y)
         return {"hovered": ref}
 

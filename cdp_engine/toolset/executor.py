@@ -454,18 +454,16 @@ class BrowserToolset:
         return f"Error: {shown} is stale or not found on the current page. Re-read the page to get fresh references.{cause}"
 
     async def _element_point(
-        self, managed: ManagedTab, ref: str, *, check_hit: bool = True
+        self, managed: ManagedTab, ref: str, *, check_hit: bool = True, arm: bool = False
     ) -> tuple[float, float]:
         node = await self._resolve(managed, ref)
         try:
-            return await input.point_of(
-                managed.tab, node, check_hit=check_hit, expected=managed.refs.expected_point(ref)
-            )
+            return await input.point_of(managed.tab, node, check_hit=check_hit, arm=arm)
         except input.NotClickableError as exc:
             if exc.reason == input.COVERED:
                 raise MemberError(
-                    f"Error: The element {ref} is covered by another element; close or scroll away what covers it,"
-                    " or click by coordinate."
+                    f"Error: The element {ref} is covered by another element ({exc.by}); close or scroll away what"
+                    " covers it, or click by coordinate."
                 ) from None
             raise MemberError(f"Error: The element {ref} is not visible.") from None
         except CDPEngineError:
@@ -853,12 +851,18 @@ class BrowserToolset:
 
     async def _click(self, p: dict[str, Any], managed: ManagedTab, button: str, count: int) -> None:
         modifiers = self._modifiers(p)
-        x, y = await self._target_point(managed, p["target"])
+        x, y = await self._target_point(managed, p["target"], arm=True)  # a ref's click is checked where it lands
         tab = managed.tab
 
         async def act() -> None:
             async with input.hold(tab, modifiers):  # the modifier keys go down, and the click carries them
-                await input.click_at(tab, x, y, button=button, click_count=count)
+                try:
+                    await input.click_at(tab, x, y, button=button, click_count=count)
+                except input.NotClickableError as exc:  # a ref's click landed on another element (kept from it)
+                    raise MemberError(
+                        f"Error: The element {p['target'].get('ref')} did not receive the click: {exc.by} received"
+                        " the press instead and was kept from it. Read the page again: something covers the element."
+                    ) from None
 
         await self._settled(managed, act())
 

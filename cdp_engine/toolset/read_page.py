@@ -228,7 +228,7 @@ def _walk_lines(
                         name, skip_children = own, True
                 ref = None
                 if node.backend_node_id is not None:
-                    ref = refs.assign(node.session, node.frame_id, node.backend_node_id, node.role, node.name, node.box)
+                    ref = refs.assign(node.session, node.frame_id, node.backend_node_id, node.role, node.name)
                 line = "  " * level + describe(
                     node, ref, offscreen=not node.visible and filter == "all", name=name
                 )
@@ -454,7 +454,7 @@ def find(root: AXNode | None, refs: RefRegistry, query: str) -> str:
     lines = []
     for _, _, node in ranked[:FIND_MAX]:
         assert node.backend_node_id is not None
-        ref = refs.assign(node.session, node.frame_id, node.backend_node_id, node.role, node.name, node.box)
+        ref = refs.assign(node.session, node.frame_id, node.backend_node_id, node.role, node.name)
         name = node.name or ("" if _is_interactive(node) else _own_text(node) or _descendant_text(node, 120))
         lines.append(describe(node, ref, offscreen=not node.visible, name=name))
     if len(ranked) > FIND_MAX:

@@ -1,0 +1,390 @@
+"""Actionability: where an element can take the pointer, and whether it really does.
+
+One home for the questions every surface asks before and after input on an element, as Playwright's
+server-side dom.ts is: scroll it into view and find a visible point of its content quads (in top-level
+viewport CSS pixels, out-of-process frame owners added); hit-test that point in the element's own document
+(HIT_FUNCTION: the point moved into the document's client coordinates, every shadow root asked from the
+document down, the hit climbing the flat tree, so a slotted label counts as its button); and, for a click,
+arm a guard that checks the element the press is delivered to, since the move before the press can open
+something over the element. `core/input.py` sends the events and reads the guard after the click.
+
+Coordinates are named by their space: `point` is top-level viewport CSS px (what Input.dispatchMouseEvent
+takes), `local` the element's local root's viewport (what its session's DOM.getContentQuads gives), and the
+page script converts to its own document's client coordinates (what elementsFromPoint takes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from ..cdp.connection import CDPSession
+from ..errors import CDPEngineError
+from . import scripts
+
+_E = TypeVar("_E")
+
+NOT_VISIBLE = "not_visible"
+COVERED = "covered"
+INTERCEPTED = "intercepted"  # the hit test passed, but the press was delivered to another element
+
+# The hit test and the delivery guard, in the element's own document (its frame's isolated world when there
+# is one), with `this` the element and (x, y) the point in its local root's viewport CSS pixels (the quads'
+# space). As Playwright's expectHitTarget: the point is moved into this document's client coordinates (the
+# offsets of same-process frames above it taken off), each shadow root from the document down is asked what
+# is there (elementsFromPoint: a closed root works too, as the walk starts from the element), and the hit
+# element climbs the flat tree (assignedSlot before parent, shadow roots to their hosts), so a label slotted
+# into a shadow button counts as the button. A label whose control is the element counts as the element.
+# With the hit right, a guard is armed: capturing listeners on the document's window check the first trusted
+# pointer event of the click where it is delivered (the press may land elsewhere: the move before it can
+# open a hover card or a menu over the element); when it is not the element, that event and every later one
+# of the click are stopped before the page sees them, and the verdict says what intercepted it. The guard
+# lives until it is read (GUARD_VERDICT) or for 5 s, whichever comes first.
+HIT_FUNCTION = """function(x, y, arm) {
+  const target = this;
+  const doc = target.ownerDocument, win = doc && doc.defaultView;
+  if (!win || !target.isConnected) return {ok: false, reason: 'detached'};
+  try {
+    for (let w = win; w.frameElement; w = w.parent) {
+      const f = w.frameElement, r = f.getBoundingClientRect(), s = f.ownerDocument.defaultView.getComputedStyle(f);
+      x -= r.left + f.clientLeft + parseFloat(s.paddingLeft);
+      y -= r.top + f.clientTop + parseFloat(s.paddingTop);
+    }
+  } catch (e) {}
+  // Shadow roots on the way from the element up (a closed one is known only from this side): the flat tree's
+  // parent of a host's light child is the slot it is assigned to, which assignedSlot hides for a closed root.
+  const known = new Map();
+  for (let n = target; n; ) {
+    const root = n.getRootNode();
+    if (root.nodeType !== 11) break;
+    known.set(root.host, root);
+    n = root.host;
+  }
+  const slotOf = n => {
+    if (n.assignedSlot) return n.assignedSlot;
+    const host = n.parentElement, root = host && known.get(host);
+    if (!root) return null;
+    for (const slot of root.querySelectorAll('slot')) if (slot.assignedNodes().includes(n)) return slot;
+    return null;
+  };
+  const up = n => slotOf(n) || n.parentElement || (n.parentNode && n.parentNode.host) || null;
+  const describe = n => {
+    if (!n) return 'nothing';
+    let d = '<' + n.localName;
+    if (n.id) d += ' id="' + n.id + '"';
+    const c = typeof n.className === 'string' ? n.className.trim() : '';
+    if (c) d += ' class="' + c.split(/\\s+/).slice(0, 3).join(' ') + '"';
+    d += '>';
+    const t = (n.textContent || '').replace(/\\s+/g, ' ').trim();
+    if (t) d += (t.length > 40 ? t.slice(0, 40) + '…' : t) + '</' + n.localName + '>';
+    return d;
+  };
+  const hitAt = (px, py) => {
+    const roots = [];
+    for (let n = target; n; ) {
+      const root = n.getRootNode();
+      roots.push(root);
+      if (root.nodeType === 9) break;
+      n = root.host;
+    }
+    let hit = null;
+    for (let i = roots.length - 1; i >= 0; i--) {
+      const root = roots[i];
+      if (!root.elementsFromPoint) break;
+      const els = root.elementsFromPoint(px, py);
+      const single = root.elementFromPoint(px, py);
+      if (els[0] && els[0].shadowRoot === root && els[1] === single) els.shift();
+      if (!els[0]) break;
+      hit = els[0];
+      if (i && hit !== roots[i - 1].host) break;
+    }
+    if (!hit) return {ok: false, reason: 'outside', by: 'nothing'};
+    for (let n = hit; n; n = up(n)) {
+      if (n === target) return {ok: true};
+      if (n.localName === 'label' && n.control === target) return {ok: true};
+    }
+    return {ok: false, reason: 'covered', by: describe(hit)};
+  };
+  const verdict = hitAt(x, y);
+  if (!verdict.ok || !arm) return verdict;
+  const old = win.__cdpEngineGuard;
+  if (old) old.stop();
+  const types = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick', 'contextmenu'];
+  const guard = {seen: false, by: null, until: performance.now() + 5000};
+  const listener = ev => {
+    if (!ev.isTrusted) return;
+    if (!guard.seen) {
+      // Only the press this guard was armed for: another one (later, elsewhere) is none of its business.
+      if (performance.now() > guard.until || Math.abs(ev.clientX - x) > 1 || Math.abs(ev.clientY - y) > 1) {
+        guard.stop();
+        return;
+      }
+      guard.seen = true;
+      const v = hitAt(ev.clientX, ev.clientY);
+      if (!v.ok) guard.by = v.by;
+    }
+    if (guard.by !== null) { ev.preventDefault(); ev.stopImmediatePropagation(); }
+  };
+  guard.stop = () => {
+    for (const t of types) win.removeEventListener(t, listener, true);
+    if (win.__cdpEngineGuard === guard) delete win.__cdpEngineGuard;
+  };
+  for (const t of types) win.addEventListener(t, listener, {capture: true, passive: false});
+  win.__cdpEngineGuard = guard;
+  target.__cdpEngineGuard = guard;
+  return verdict;
+}"""
+GUARD_VERDICT = """function() {
+  const guard = this.__cdpEngineGuard;
+  if (!guard) return null;
+  delete this.__cdpEngineGuard;
+  guard.stop();
+  return guard.by;
+}"""
+
+
+class InputTab(Protocol):
+    """What input needs of a tab (the core Tab satisfies it; no import of browser.py here)."""
+
+    @property
+    def session(self) -> CDPSession: ...
+
+    def extension(self, kind: type[_E], make: Callable[[], _E] | None = None) -> _E: ...
+
+
+class Target(Protocol):
+    """An element to aim at: the session owning its document and its backend node id (refs and indexed
+    elements both are targets)."""
+
+    @property
+    def session(self) -> CDPSession: ...
+
+    @property
+    def backend_node_id(self) -> int: ...
+
+
+class NotInteractableError(CDPEngineError):
+    """The target cannot take the requested input; `reason` is a stable code a surface maps to its text."""
+
+    def __init__(self, message: str, reason: str = "not_interactable") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class NotClickableError(NotInteractableError):
+    """No visible point of the element receives the pointer: reason NOT_VISIBLE, COVERED or INTERCEPTED;
+    `by` describes the element that takes the pointer there (e.g. '<div class="overlay">')."""
+
+    def __init__(self, message: str, reason: str = NOT_VISIBLE, *, by: str | None = None) -> None:
+        super().__init__(message, reason)
+        self.by = by
+
+
+
+
+async def frame_offset(tab: InputTab, session: CDPSession) -> tuple[float, float]:
+    """Top-level viewport position of an out-of-process frame's viewport (0, 0 for the tab itself)."""
+    x = y = 0.0
+    while session is not tab.session and session.parent is not None:
+        parent = session.parent
+        owner = await parent.send("DOM.getFrameOwner", {"frameId": session.target_id})
+        box = await parent.send("DOM.getBoxModel", {"backendNodeId": owner["backendNodeId"]})
+        q = box["model"]["content"]
+        x += q[0]
+        y += q[1]
+        session = parent
+    return x, y
+
+
+def _quad_area(q: list[float]) -> float:
+    area = 0.0
+    for i in range(4):
+        x1, y1 = q[2 * i], q[2 * i + 1]
+        x2, y2 = q[(2 * i + 2) % 8], q[(2 * i + 3) % 8]
+        area += (x1 * y2 - x2 * y1) / 2
+    return abs(area)
+
+
+async def clickable_point(tab: InputTab, target: Target) -> tuple[float, float]:
+    """Scroll the element into view and return a visible point of it in top-level viewport CSS pixels.
+
+    NotClickableError(NOT_VISIBLE) when no part of it shows in the viewport.
+    """
+    aim = await _aim(tab, target, resolve=False)
+    return aim.point
+
+
+@dataclass
+class _Aim:
+    point: tuple[float, float]  # top-level viewport CSS px
+    local: tuple[float, float]  # the same point in the element's local root's viewport (its session's quads)
+    object_id: str | None  # the element in its world, when resolved (release it)
+
+
+@dataclass
+class Guard:
+    """A delivery guard armed in the element's document for the click about to be sent at `point`."""
+
+    session: CDPSession
+    object_id: str
+    point: tuple[float, float]
+
+
+@dataclass
+class _Guards:
+    """One tab's armed guard (a tab extension): the last hit test's, for the click that follows."""
+
+    armed: Guard | None = None
+
+    @classmethod
+    def of(cls, tab: InputTab) -> _Guards:
+        return tab.extension(cls, cls)
+
+
+async def _aim(tab: InputTab, target: Target, *, resolve: bool) -> _Aim:
+    """Scroll into view, then a visible point of the element's content quads clipped to the viewport; with
+    `resolve`, the element's remote object in its frame's isolated world, resolved in the same burst."""
+    session, backend_node_id = target.session, target.backend_node_id
+    # Sent together: the renderer runs a session's DOM and Page commands in order, so the quads and the
+    # metrics are read after the scroll, one round trip instead of two.
+    scrolled = session.send("DOM.scrollIntoViewIfNeeded", {"backendNodeId": backend_node_id})
+    quads_future = session.send("DOM.getContentQuads", {"backendNodeId": backend_node_id})
+    metrics_future = session.send("Page.getLayoutMetrics")
+    sent = [scrolled, quads_future, metrics_future]
+    resolved = None
+    if resolve:
+        params: dict[str, Any] = {"backendNodeId": backend_node_id}
+        context = _world_context(tab, target)
+        if context is not None:
+            params["executionContextId"] = context
+        resolved = session.send("DOM.resolveNode", params)
+        sent.append(resolved)
+    try:
+        await asyncio.gather(*sent)
+    except BaseException:
+        if resolved is not None:
+            scripts.drop_resolve(session, resolved)
+        raise
+    quads_result, metrics = quads_future.result(), metrics_future.result()
+    object_id = str(resolved.result()["object"]["objectId"]) if resolved is not None else None
+    vp = metrics["cssLayoutViewport"]
+    width, height = vp["clientWidth"], vp["clientHeight"]
+    best: tuple[float, float] | None = None
+    for quad in quads_result.get("quads", []):
+        clipped = [
+            min(max(quad[i], 0.0), width) if i % 2 == 0 else min(max(quad[i], 0.0), height) for i in range(8)
+        ]
+        if _quad_area(clipped) > 1:
+            best = (sum(clipped[0::2]) / 4, sum(clipped[1::2]) / 4)
+            break
+    if best is None:
+        if object_id is not None:
+            scripts.release(session, object_id)
+        raise NotClickableError("the element has no visible area in the viewport", NOT_VISIBLE)
+    if session is tab.session:
+        return _Aim(best, best, object_id)
+    try:
+        ox, oy = await frame_offset(tab, session)
+    except BaseException:
+        if object_id is not None:
+            scripts.release(session, object_id)
+        raise
+    return _Aim((best[0] + ox, best[1] + oy), best, object_id)
+
+
+def _world_context(tab: InputTab, target: Target) -> int | None:
+    """The isolated world of the element's document, where the engine's listeners stay out of the page's
+    sight; None (the page's own world) when the target names no frame or the world is not there yet."""
+    frame_id = getattr(target, "frame_id", None)
+    if not isinstance(frame_id, str):
+        return None
+    from .worlds import Worlds  # worlds.py imports nothing of input; a lazy import keeps the module light
+
+    worlds = Worlds.of(tab)  # type: ignore[arg-type]  # every tab with frames is a core Tab
+    return worlds.get(frame_id, getattr(target, "loader_id", None))
+
+
+async def hit_target(tab: InputTab, target: Target, *, arm: bool = False) -> tuple[float, float]:
+    """Aim at the element and check that its point takes the pointer (the hit test in its own document, the
+    flat tree followed); with `arm`, a delivery guard is armed for a click sent next at that point
+    (click_at reads it). The point in top-level viewport CSS pixels; NotClickableError otherwise."""
+    aim = await _aim(tab, target, resolve=True)
+    assert aim.object_id is not None
+    session = target.session
+    try:
+        result = await session.send(
+            "Runtime.callFunctionOn",
+            {
+                "objectId": aim.object_id,
+                "functionDeclaration": HIT_FUNCTION,
+                "arguments": [{"value": aim.local[0]}, {"value": aim.local[1]}, {"value": arm}],
+                "returnByValue": True,
+            },
+        )
+    except BaseException:
+        scripts.release(session, aim.object_id)
+        raise
+    verdict = result.get("result", {}).get("value") or {}
+    if not verdict.get("ok"):
+        scripts.release(session, aim.object_id)
+        if verdict.get("reason") == "outside":
+            raise NotClickableError("no part of the element shows at its visible point", NOT_VISIBLE)
+        by = str(verdict.get("by") or "another element")
+        raise NotClickableError(f"the element is covered by {by} at its visible point", COVERED, by=by)
+    guards = _Guards.of(tab)
+    if guards.armed is not None:
+        scripts.release(guards.armed.session, guards.armed.object_id)
+    if arm:
+        guards.armed = Guard(session, aim.object_id, aim.point)
+    else:
+        guards.armed = None
+        scripts.release(session, aim.object_id)
+    return aim.point
+
+
+async def point_of(
+    tab: InputTab, target: Target, *, check_hit: bool = True, arm: bool = False
+) -> tuple[float, float]:
+    """A visible point of the element (scrolled into view) that receives the pointer, in top-level viewport
+    CSS pixels. NotClickableError(NOT_VISIBLE) or, with `check_hit`, NotClickableError(COVERED). With
+    `arm`: a delivery guard is armed too (for a click): a click_at at that point next checks where its press
+    landed."""
+    if not check_hit:
+        return await clickable_point(tab, target)
+    return await hit_target(tab, target, arm=arm)
+
+
+def drop_guard(tab: InputTab) -> None:
+    """Forget the armed guard without reading it (its click was never answered: the page went away)."""
+    guards = _Guards.of(tab)
+    if guards.armed is not None:
+        scripts.release(guards.armed.session, guards.armed.object_id)
+        guards.armed = None
+
+
+async def read_guard(tab: InputTab, x: float, y: float) -> None:
+    """After a click at (x, y): the armed guard's verdict (NotClickableError(INTERCEPTED) when the press landed
+    on another element, which the guard kept from the page). A guard armed for another point is dropped."""
+    guards = _Guards.of(tab)
+    guard, guards.armed = guards.armed, None
+    if guard is None:
+        return
+    try:
+        if guard.point != (x, y):
+            return
+        try:
+            result = await guard.session.send(
+                "Runtime.callFunctionOn",
+                {"objectId": guard.object_id, "functionDeclaration": GUARD_VERDICT, "returnByValue": True},
+            )
+        except CDPEngineError:
+            return  # the document went away with the click (a navigation): it was delivered
+        by = result.get("result", {}).get("value")
+        if isinstance(by, str):
+            raise NotClickableError(
+                f"the click was intercepted by {by}: it received the press instead of the element", INTERCEPTED, by=by
+            )
+    finally:
+        scripts.release(guard.session, guard.object_id)

@@ -1,0 +1,248 @@
+"""Regression pages for the defects real apps showed (issue 31), each driven through every surface: the element
+index (`AgentTab.act`), the browser toolset (refs from read_page) and the MCP tools (refs from the snapshot).
+
+Each page is the smallest that failed before its fix: a click at the bottom of a scrolled page, in a scrolled
+container and in scrolled same- and cross-origin frames (the hit test was sent in the wrong coordinates); a
+button whose label is slotted into a closed shadow root (the hit test walked DOM parents, not the flat tree); a
+hover card that the pointer's move opens over the button (the press landed on the card and the click answered
+success). A page records every click its handlers see in `window.clicks`, in the top document.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+import cdp_engine
+from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
+from cdp_engine.toolset.executor import BrowserToolset, ToolsetConfig
+
+SURFACES = ["index", "toolset", "mcp"]
+
+RECORD = (
+    "<script>window.clicks = []; addEventListener('message', e => clicks.push(e.data));"
+    " function rec(what) { if (window.top === window) clicks.push(what); else top.postMessage(what, '*'); }</script>"
+)
+
+
+class Driver:
+    """One surface, reduced to what a scripted agent does here: open a page, find a control by its label in
+    what the surface shows, click it. click() answers None on success, else the surface's error text."""
+
+    name = ""
+
+    async def open(self, url: str) -> None:
+        raise NotImplementedError
+
+    async def click(self, label: str) -> str | None:
+        raise NotImplementedError
+
+    async def evaluate(self, expression: str) -> Any:
+        raise NotImplementedError
+
+
+class IndexDriver(Driver):
+    name = "index"
+
+    def __init__(self, tab: cdp_engine.AgentTab) -> None:
+        self.tab = tab
+
+    async def open(self, url: str) -> None:
+        await self.tab.goto(url, wait_until="load")
+
+    async def find(self, label: str) -> int:
+        state = await self.tab.state()
+        for key, el in state["element_index"].items():
+            if label in (el["text_content"] or "") or label == el["aria-label"]:
+                return int(key)
+        # The protocol's index shows the viewport: scroll down a screen at a time, as an agent would.
+        for _ in range(10):
+            state = await self.tab.act({"action": "scroll", "direction": "down"})
+            for key, el in state["element_index"].items():
+                if label in (el["text_content"] or "") or label == el["aria-label"]:
+                    return int(key)
+        raise AssertionError(f"{label!r} not in the element index: {state['element_index']}")
+
+    async def click(self, label: str) -> str | None:
+        index = await self.find(label)
+        state = await self.tab.act({"action": "click_element", "element_index": index})
+        return state["error"]["message"] if "error" in state else None
+
+    async def evaluate(self, expression: str) -> Any:
+        return await self.tab.evaluate(expression)
+
+
+class ToolsetDriver(Driver):
+    name = "toolset"
+
+    def __init__(self, ts: BrowserToolset) -> None:
+        self.ts = ts
+
+    async def open(self, url: str) -> None:
+        _content, is_error = await self.ts.call("navigate", {"url": url})
+        assert not is_error, _content
+
+    async def click(self, label: str) -> str | None:
+        content, is_error = await self.ts.call("read_page", {"filter": "all"})
+        assert not is_error, content
+        listing = "\n".join(b["text"] for b in content if b["type"] == "text")
+        ref = next((m.group(1) for line in listing.splitlines() if label in line
+                    for m in [re.search(r"\[(ref_\d+)\]", line)] if m), None)  # fmt: skip
+        assert ref is not None, f"{label!r} not in read_page:\n{listing}"
+        content, is_error = await self.ts.call("left_click", {"target": {"type": "ref", "ref": ref}})
+        return content[0]["text"] if is_error else None
+
+    async def evaluate(self, expression: str) -> Any:
+        return await self.ts.book.get(None).tab.evaluate(expression)
+
+
+class McpDriver(Driver):
+    name = "mcp"
+
+    def __init__(self, tools: BrowserTools) -> None:
+        self.tools = tools
+
+    async def call(self, tool: str, **args: Any) -> dict[str, Any]:
+        return await self.tools.call(tool, {"instance": "t", **args})
+
+    async def open(self, url: str) -> None:
+        env = await self.call("browser_navigate", url=url)
+        assert env["status"] == "success", env
+
+    async def click(self, label: str) -> str | None:
+        env = await self.call("browser_snapshot")
+        assert env["status"] == "success", env
+        snap = env["data"]["snapshot"]
+        ref = next((line.split("[ref=")[1].split("]")[0] for line in snap.splitlines()
+                    if label in line and "[ref=" in line), None)  # fmt: skip
+        assert ref is not None, f"{label!r} not in the snapshot:\n{snap}"
+        env = await self.call("browser_click", ref=ref)
+        return None if env["status"] == "success" else str(env["message"])
+
+    async def evaluate(self, expression: str) -> Any:
+        page = self.tools.manager.instances["t"].selected
+        assert page is not None
+        return await page.tab.evaluate(expression)
+
+
+@pytest_asyncio.fixture(params=SURFACES)
+async def driver(
+    request: pytest.FixtureRequest, browser: cdp_engine.Browser, context: cdp_engine.BrowserContext
+) -> AsyncIterator[Driver]:
+    if request.param == "index":
+        tab = await context.new_tab()
+        assert isinstance(tab, cdp_engine.AgentTab)
+        yield IndexDriver(tab)
+    elif request.param == "toolset":
+        ts = await BrowserToolset(browser, context=context, config=ToolsetConfig()).start()
+        yield ToolsetDriver(ts)
+        await ts.close()
+    else:
+        manager = InstanceManager(Config(), browser=browser)
+        tools = BrowserTools(manager)
+        env = await tools.call("browser_create_instance", {"name": "t"})
+        assert env["status"] == "success", env
+        yield McpDriver(tools)
+        await manager.close()
+
+
+def button(label: str, extra: str = "") -> str:
+    return f"<button onclick=\"rec('{label}')\" {extra}>{label}</button>"
+
+
+LONG_PAGE = RECORD + "<div style='height:2500px'>top</div>" + button("Bottom button") + "<div style='height:600px'></div>"
+
+CONTAINER = RECORD + (
+    "<div style='height:200px'></div><div id=box style='height:300px; width:400px; overflow:auto; border:1px solid'>"
+    "<div style='height:1200px'></div>" + button("Inner button") + "<div style='height:400px'></div></div>"
+    "<script>box.scrollTop = 1000</script>"
+)
+
+FRAME_PAGE = (
+    "<div style='height:1800px'>frame top</div>" + button("Framed button") + "<div style='height:400px'></div>"
+    "<script>scrollTo(0, 1700)</script>"
+)
+
+
+def framed(src: str) -> str:
+    return RECORD + (
+        "<div style='height:1200px'>outer top</div>"
+        f"<iframe id=f src='{src}' style='width:500px; height:300px; border:0'></iframe>"
+        "<div style='height:1200px'>outer bottom</div>"
+    )
+
+
+SLOTTED = RECORD + """
+<my-button onclick="rec('slotted')"><span>Save order</span></my-button>
+<script>
+customElements.define('my-button', class extends HTMLElement {
+  constructor() {
+    super();
+    const root = this.attachShadow({mode: 'closed'});
+    root.innerHTML = '<button style="padding:20px 40px; font-size:20px"><slot></slot></button>';
+  }
+});
+</script>"""
+
+HOVER_CARD = RECORD + """
+<button id=b onclick="rec('button')" style="width:200px; height:40px"
+  onmouseenter="document.getElementById('card').style.display = 'block'">Open profile</button>
+<div id=card onclick="rec('card')" onmousedown="rec('card down')"
+  style="display:none; position:absolute; left:0; top:0; width:400px; height:200px; background:#eee">Profile card</div>
+"""
+
+
+async def test_click_at_the_bottom_of_a_long_page(driver: Driver, site: Any) -> None:
+    await driver.open(site.add(f"/defects/long-{driver.name}", LONG_PAGE))
+    assert await driver.click("Bottom button") is None
+    assert await driver.evaluate("clicks") == ["Bottom button"]
+
+
+# Scrolled by less than a screen: the hit test at the viewport point, read as a document point, found the page
+# above the button and refused the click as covered.
+SCROLLED_A_LITTLE = RECORD + (
+    "<div style='height:700px'>top</div>" + button("Lower button", "style='height:60px'")
+    + "<div style='height:1500px'></div><script>scrollTo(0, 300)</script>"
+)
+
+
+async def test_click_on_a_page_scrolled_by_less_than_a_screen(driver: Driver, site: Any) -> None:
+    await driver.open(site.add(f"/defects/scrolled-{driver.name}", SCROLLED_A_LITTLE))
+    assert await driver.evaluate("scrollY") == 300
+    assert await driver.click("Lower button") is None
+    assert await driver.evaluate("clicks") == ["Lower button"]
+
+
+async def test_click_in_a_scrolled_container(driver: Driver, site: Any) -> None:
+    await driver.open(site.add(f"/defects/box-{driver.name}", CONTAINER))
+    assert await driver.click("Inner button") is None
+    assert await driver.evaluate("clicks") == ["Inner button"]
+
+
+@pytest.mark.parametrize("origin", ["same", "cross"])
+async def test_click_in_a_scrolled_frame(driver: Driver, site: Any, origin: str) -> None:
+    inner = site.add(f"/defects/frame-inner-{origin}-{driver.name}", RECORD + FRAME_PAGE)
+    src = inner if origin == "same" else inner.replace(site.url, site.other_url)
+    await driver.open(site.add(f"/defects/frame-{origin}-{driver.name}", framed(src)))
+    await driver.evaluate("document.getElementById('f').scrollIntoView()")  # the page and the frame scrolled
+    assert await driver.click("Framed button") is None
+    # The frame tells the top by a message, which arrives a task later.
+    clicks = await driver.evaluate("new Promise(r => setTimeout(() => r(clicks), 50))")
+    assert clicks == ["Framed button"]
+
+
+async def test_click_on_a_button_whose_label_is_slotted(driver: Driver, site: Any) -> None:
+    await driver.open(site.add(f"/defects/slotted-{driver.name}", SLOTTED))
+    assert await driver.click("Save order") is None
+    assert await driver.evaluate("clicks") == ["slotted"]
+
+
+async def test_a_press_that_lands_on_what_the_move_opened_is_refused(driver: Driver, site: Any) -> None:
+    await driver.open(site.add(f"/defects/hover-{driver.name}", HOVER_CARD))
+    error = await driver.click("Open profile")
+    assert error is not None and "Profile card" in error, error
+    assert await driver.evaluate("clicks") == []  # the card's handlers never saw the press, nor the button's
