@@ -170,7 +170,9 @@ async def test_index_words_for_the_navigation_policy(fake: FakeBrowser, url: str
 # ----- input that cannot land ----------------------------------------------------------------------
 
 NOT_VISIBLE = input.NotClickableError("the element has no visible area in the viewport", input.NOT_VISIBLE)
-COVERED = input.NotClickableError("the element is covered by another element at its visible point", input.COVERED)
+COVERED = input.NotClickableError(
+    "the element is covered by <div id=\"cover\"> at its visible point", input.COVERED, by='<div id="cover">'
+)
 
 
 @pytest.mark.parametrize(
@@ -178,7 +180,8 @@ COVERED = input.NotClickableError("the element is covered by another element at 
     [
         (NOT_VISIBLE, "Element 3 is not visible: the element has no visible area in the viewport.",
          "e3 is not visible: the element has no visible area in the viewport"),
-        (COVERED, "Element 3 is covered by another element at its visible point.", "e3 is covered by another element"),
+        (COVERED, 'Element 3 is covered by another element at its visible point (<div id="cover">).',
+         'e3 is covered by another element (<div id="cover">)'),
     ],
     ids=["not_visible", "covered"],
 )  # fmt: skip
@@ -190,7 +193,7 @@ async def test_not_clickable_words(
     assert (mapped.code, mapped.message) == ("ELEMENT_NOT_INTERACTIVE", index_text)
 
     # MCP: interaction.point_of rewords it as NotInteractableError (same reason), reported as invalid_params.
-    async def refuse(tab: Any, node: Any, *, check_hit: bool = True, expected: Any = None) -> tuple[float, float]:
+    async def refuse(tab: Any, node: Any, *, check_hit: bool = True, arm: bool = False) -> tuple[float, float]:
         raise error
 
     monkeypatch.setattr(input, "point_of", refuse)

@@ -231,7 +231,10 @@ async def test_click_in_a_scrolled_frame(driver: Driver, site: Any, origin: str)
     await driver.evaluate("document.getElementById('f').scrollIntoView()")  # the page and the frame scrolled
     assert await driver.click("Framed button") is None
     # The frame tells the top by a message, which arrives a task later.
-    clicks = await driver.evaluate("new Promise(r => setTimeout(() => r(clicks), 50))")
+    clicks = await driver.evaluate(
+        "new Promise(r => { const t0 = performance.now(); (function look() {"
+        " if (clicks.length || performance.now() - t0 > 2000) r(clicks); else setTimeout(look, 10); })(); })"
+    )
     assert clicks == ["Framed button"]
 
 
@@ -246,3 +249,66 @@ async def test_a_press_that_lands_on_what_the_move_opened_is_refused(driver: Dri
     error = await driver.click("Open profile")
     assert error is not None and "Profile card" in error, error
     assert await driver.evaluate("clicks") == []  # the card's handlers never saw the press, nor the button's
+
+
+# ----- typing only where focus is (defect 3) --------------------------------------------------------------
+
+TYPING_FORM = """
+<label>Quantity <input id=qty type=number value=3></label>
+<label>Notes <textarea id=notes>keep</textarea></label>
+<details id=more><summary>More</summary><p>closed</p></details>
+<script>document.getElementById('qty').focus();</script>
+"""
+
+# Each turns the notes field, after the state was read, into a target that cannot take the keys.
+UNFOCUSABLE = {
+    "hidden": "notes.style.display = 'none'",
+    "closed-details": "more.appendChild(notes)",
+    "disabled": "notes.disabled = true",
+    "readonly": "notes.readOnly = true",
+    "inert": "notes.inert = true",
+    "invisible": "notes.style.visibility = 'hidden'",
+}
+FIELDS = "[qty.value, notes.value, document.activeElement.id]"
+
+
+@pytest.mark.parametrize("how", list(UNFOCUSABLE))
+async def test_text_for_a_field_that_cannot_take_focus_is_refused_and_typed_nowhere(
+    context: cdp_engine.BrowserContext, site: Any, how: str
+) -> None:
+    # On a real form the notes went into the focused quantity field, wiping it, and the action answered success.
+    tab = await context.new_tab()
+    assert isinstance(tab, cdp_engine.AgentTab)
+    await tab.goto(site.add(f"/defects/typing-{how}", TYPING_FORM), wait_until="load")
+    state = await tab.state()
+    notes = next(int(k) for k, el in state["element_index"].items() if el["tag"] == "textarea")
+    await tab.evaluate(UNFOCUSABLE[how])
+    for overwrite in (False, True):
+        after = await tab.act({"action": "input_text", "element_index": notes, "text": "9 extra", "overwrite": overwrite})
+        assert after["error"]["code"] in ("ELEMENT_NOT_INTERACTIVE", "INVALID_ELEMENT_INDEX"), after["error"]
+        assert await tab.evaluate(FIELDS) == ["3", "keep", "qty"]
+
+
+@pytest.mark.parametrize("how", list(UNFOCUSABLE))
+async def test_mcp_type_into_a_field_that_cannot_take_focus_is_refused_and_typed_nowhere(
+    browser: cdp_engine.Browser, site: Any, how: str
+) -> None:
+    manager = InstanceManager(Config(), browser=browser)
+    tools = BrowserTools(manager)
+    try:
+        assert (await tools.call("browser_create_instance", {"name": "t"}))["status"] == "success"
+        url = site.add(f"/defects/mcp-typing-{how}", TYPING_FORM)
+        assert (await tools.call("browser_navigate", {"instance": "t", "url": url}))["status"] == "success"
+        snap = (await tools.call("browser_snapshot", {"instance": "t"}))["data"]["snapshot"]
+        ref = next(line.split("[ref=")[1].split("]")[0] for line in snap.splitlines() if 'textbox "Notes"' in line)
+        page = manager.instances["t"].selected
+        assert page is not None
+        await page.tab.evaluate(UNFOCUSABLE[how])
+        for clear_first in (False, True):
+            env = await tools.call(
+                "browser_type", {"instance": "t", "ref": ref, "text": "9 extra", "clear_first": clear_first}
+            )
+            assert env["status"] == "error", env
+            assert await page.tab.evaluate(FIELDS) == ["3", "keep", "qty"]
+    finally:
+        await manager.close()

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..core.actionability import FOCUS_FOR_TEXT
 from ..core.settle import SettleOptions
 from ..core.worlds import Worlds
 from ..errors import JavaScriptError, ProtocolError
@@ -29,22 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CHOOSE_OPTION", "FOCUS_FOR_TEXT", "Direct", "install", "plan", "send"]
 
-# input_text, on the field (`this`): refuse a read-only one, focus it, select its text (overwrite) or put
-# the caret at its end. Typing follows as trusted input (core/input.py).
-FOCUS_FOR_TEXT = """function(overwrite) {
-    if (this.readOnly) return 'readonly';
-    this.focus();
-    if (this.isContentEditable) {
-        const r = document.createRange(); r.selectNodeContents(this);
-        if (!overwrite) r.collapse(false);
-        const s = getSelection(); s.removeAllRanges(); s.addRange(r);
-    } else if (typeof this.select === 'function') {
-        try { if (overwrite) this.select(); else { const n = this.value.length; this.setSelectionRange(n, n); } }
-        catch (e) { if (overwrite) this.select(); }
-    }
-    return 'ok';
-}"""
-
+# input_text, on the field (`this`): core/actionability.FOCUS_FOR_TEXT (focus proven on the field before any key).
 # select_option, on the option (`this`): no trusted path exists for a native select's popup in headless
 # Chromium, so select by script and fire the input and change events the browser fires (documented).
 CHOOSE_OPTION = """function() {

@@ -14,6 +14,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core import input, navigation, scripts
+from ..core.actionability import FOCUS_FOR_TEXT, focus_refusal
 from ..core.identity import DOM_LOOK, Verdict, verify
 from ..core.policies import Policies, PolicyError
 from ..core.settle import Arming, SettleReport
@@ -77,7 +78,8 @@ def not_clickable(element: Element, exc: input.NotClickableError) -> ActionError
     if exc.reason == input.COVERED:
         return ActionError(
             "ELEMENT_NOT_INTERACTIVE",
-            f"Element {element.index} is covered by another element at its visible point ({exc.by}).",
+            f"Element {element.index} is covered by another element at its visible point"
+            + (f" ({exc.by})." if exc.by else "."),
         )
     if exc.reason == input.INTERCEPTED:
         return ActionError(
@@ -247,6 +249,9 @@ class Performer:
             if answer.get("readonly"):
                 raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is read-only.")
             self._arming = Arming.in_call(self.tab, self.tab.session, planned.context)
+            refusal = focus_refusal(answer.get("value"))
+            if refusal is not None:  # focus did not reach the field: nothing to type, nothing to settle
+                raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} {refusal}.")
             await self.settle(self._typing(action["text"], bool(action.get("overwrite", False))))
             return True
 
@@ -280,11 +285,12 @@ class Performer:
 
     async def _input_text(self, element: Element, text: str, overwrite: bool) -> None:
         self._check_text_target(element)
-        readonly = await self.call(element, direct.FOCUS_FOR_TEXT, overwrite)
-        if readonly is None:
+        answer = await self.call(element, FOCUS_FOR_TEXT, overwrite)
+        if answer is None:
             raise ActionError("INVALID_ELEMENT_INDEX", f"Element {element.index} was removed from the page.")
-        if readonly == "readonly":
-            raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is read-only.")
+        refusal = focus_refusal(answer)
+        if refusal is not None:  # no key is sent: focus is not on the field
+            raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} {refusal}.")
         await self.settle(self._typing(text, overwrite))
 
     async def _typing(self, text: str, overwrite: bool) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ..core import input, keys
+from ..core.actionability import FOCUS_FOR_TEXT, focus_refusal
 from ..core.browser import Tab
 from ..core.lifecycle import LifecycleWatcher
 from ..core.policies import PolicyError
@@ -34,25 +35,19 @@ ENTER_LOAD_WAIT = 2.0
 _TRUE = ("true", "1", "checked", "yes")
 _FALSE = ("false", "0", "unchecked", "no")
 
-FILL_PREPARE = """function() {
+# A field's kind, then (for one that takes typed text) actionability.FOCUS_FOR_TEXT with the text selected:
+# 'ok' only when focus is on the field, so no key reaches another one.
+FILL_PREPARE = f"""function() {{
   const el = this;
-  const tag = el.tagName;
-  if (tag === 'INPUT') {
+  if (el.tagName === 'INPUT') {{
     const t = (el.getAttribute('type') || 'text').toLowerCase();
     if (['checkbox', 'radio', 'file', 'button', 'submit', 'reset', 'image', 'hidden'].includes(t)) return 'input type=' + t;
     if (el.disabled || el.readOnly) return 'read-only';
     if (!['text', 'password', 'email', 'search', 'tel', 'url', 'number'].includes(t)) return 'set';
-    el.focus(); el.select(); return 'ok';
-  }
-  if (tag === 'TEXTAREA') { if (el.disabled || el.readOnly) return 'read-only'; el.focus(); el.select(); return 'ok'; }
-  if (el.isContentEditable) {
-    el.focus();
-    const r = document.createRange(); r.selectNodeContents(el);
-    const s = getSelection(); s.removeAllRanges(); s.addRange(r);
-    return 'ok';
-  }
-  return '<' + tag.toLowerCase() + '>';
-}"""
+  }}
+  const answer = ({FOCUS_FOR_TEXT}).call(el, true);
+  return answer === 'not_editable' ? '<' + el.tagName.toLowerCase() + '>' : answer;
+}}"""
 SET_VALUE = """function(value) {
   this.focus();
   this.value = value;
@@ -60,20 +55,7 @@ SET_VALUE = """function(value) {
   this.dispatchEvent(new Event('change', {bubbles: true}));
   return this.value === value;
 }"""
-CARET_END = """function() {
-  const el = this;
-  el.focus();
-  if (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') {
-    try { const n = el.value.length; el.setSelectionRange(n, n); } catch (e) {}
-    return true;
-  }
-  if (el.isContentEditable) {
-    const r = document.createRange(); r.selectNodeContents(el); r.collapse(false);
-    const s = getSelection(); s.removeAllRanges(); s.addRange(r);
-    return true;
-  }
-  return false;
-}"""
+CARET_END = f"""function() {{ return ({FOCUS_FOR_TEXT}).call(this, false); }}"""
 SELECT_OPTIONS = """function(values) {
   const el = this;
   if (el.tagName !== 'SELECT') return {error: 'not a <select> element'};
@@ -110,7 +92,8 @@ async def point_of(tab: Tab, node: NodeRef, *, check_hit: bool = True, arm: bool
         return await input.point_of(tab, node, check_hit=check_hit, arm=arm)
     except input.NotClickableError as exc:
         if exc.reason == input.COVERED:
-            raise input.NotInteractableError(f"{node.ref} is covered by another element ({exc.by})", exc.reason) from None
+            cover = f" ({exc.by})" if exc.by else ""
+            raise input.NotInteractableError(f"{node.ref} is covered by another element{cover}", exc.reason) from None
         raise input.NotInteractableError(f"{node.ref} is not visible: {exc}", exc.reason) from None
 
 
@@ -156,6 +139,8 @@ async def fill(tab: Tab, node: NodeRef, text: str) -> None:
     if kind == "set":
         await input.call_on(node, SET_VALUE, text)
         return
+    if kind in ("disabled", "readonly", "unfocusable"):
+        raise ToolError("invalid_params", f"{node.ref} {focus_refusal(kind)}.")
     if kind != "ok":
         raise ToolError(
             "invalid_params",
@@ -169,10 +154,14 @@ async def fill(tab: Tab, node: NodeRef, text: str) -> None:
 
 async def append(tab: Tab, node: NodeRef, text: str) -> None:
     """Put the caret at the end and type the text key by key."""
-    if not await input.call_on(node, CARET_END):
+    answer = await input.call_on(node, CARET_END)
+    if answer == "not_editable":
         raise ToolError(
             "invalid_params", f"{node.ref} is not editable; use an input, textarea or contenteditable."
         )
+    refusal = focus_refusal(answer)
+    if refusal is not None:
+        raise ToolError("invalid_params", f"{node.ref} {refusal}.")
     await input.type_text(tab, text)
 
 

@@ -454,15 +454,16 @@ class BrowserToolset:
         return f"Error: {shown} is stale or not found on the current page. Re-read the page to get fresh references.{cause}"
 
     async def _element_point(
-        self, managed: ManagedTab, ref: str, *, check_hit: bool = True, arm: bool = False
+        self, managed: ManagedTab, ref: str, *, check_hit: bool = True, arm: bool = False, node: NodeRef | None = None
     ) -> tuple[float, float]:
-        node = await self._resolve(managed, ref)
+        node = node or await self._resolve(managed, ref)
         try:
             return await input.point_of(managed.tab, node, check_hit=check_hit, arm=arm)
         except input.NotClickableError as exc:
             if exc.reason == input.COVERED:
+                cover = f" ({exc.by})" if exc.by else ""
                 raise MemberError(
-                    f"Error: The element {ref} is covered by another element ({exc.by}); close or scroll away what"
+                    f"Error: The element {ref} is covered by another element{cover}; close or scroll away what"
                     " covers it, or click by coordinate."
                 ) from None
             raise MemberError(f"Error: The element {ref} is not visible.") from None
@@ -851,16 +852,28 @@ class BrowserToolset:
 
     async def _click(self, p: dict[str, Any], managed: ManagedTab, button: str, count: int) -> None:
         modifiers = self._modifiers(p)
-        x, y = await self._target_point(managed, p["target"], arm=True)  # a ref's click is checked where it lands
         tab = managed.tab
+        target = p["target"]
+        node = await self._resolve(managed, target["ref"]) if target["type"] == "ref" else None
+        if node is not None:  # a ref's click is checked where it lands
+            x, y = await self._element_point(managed, target["ref"], arm=True, node=node)
+        else:
+            x, y = self._point(target)
+        # In an out-of-process frame the engine's isolated world there checks that the press reached the frame.
+        world = Worlds.of(tab).get(node.frame_id, node.loader_id) if node and node.session is not tab.session else None
 
         async def act() -> None:
             async with input.hold(tab, modifiers):  # the modifier keys go down, and the click carries them
                 try:
-                    await input.click_at(tab, x, y, button=button, click_count=count)
+                    if node is None:
+                        await input.click_at(tab, x, y, button=button, click_count=count)
+                    else:
+                        await input.click_delivered(
+                            tab, node, x, y, world_context=world, button=button, click_count=count
+                        )
                 except input.NotClickableError as exc:  # a ref's click landed on another element (kept from it)
                     raise MemberError(
-                        f"Error: The element {p['target'].get('ref')} did not receive the click: {exc.by} received"
+                        f"Error: The element {target.get('ref')} did not receive the click: {exc.by} received"
                         " the press instead and was kept from it. Read the page again: something covers the element."
                     ) from None
 
