@@ -312,3 +312,43 @@ async def test_mcp_type_into_a_field_that_cannot_take_focus_is_refused_and_typed
             assert await page.tab.evaluate(FIELDS) == ["3", "keep", "qty"]
     finally:
         await manager.close()
+
+
+# ----- what is rendered, and the text a person reads (defects 2, 4, 6) ---------------------------------------
+
+RENDERED = """
+<details id=more><summary>More options</summary><textarea name=notes rows=12 cols=80></textarea><p>secret</p></details>
+<button>Save</button> <button>Save and add another</button> <button>Save and continue editing</button>
+<details open><summary>Shown</summary><input name=shown></details>
+<div hidden=until-found><input name=later></div>
+<div style="content-visibility: hidden"><input name=skipped></div>
+<div inert><button>Inert button</button></div>
+<div style="display: contents"><div style="display: contents"><div style="display: contents">
+  <button>Deep button</button></div></div></div>
+<p><button>Gre<span>en</span></button> <button>Pl<span>ace </span> order</button> <a href="#o">Order #<b>1</b></a>
+<button><span>Two</span><br><span>lines</span></button></p>
+"""
+
+
+async def test_the_index_holds_what_is_rendered_and_reads_text_as_shown(
+    context: cdp_engine.BrowserContext, site: Any
+) -> None:
+    tab = await context.new_tab()
+    assert isinstance(tab, cdp_engine.AgentTab)
+    await tab.goto(site.add("/defects/rendered", RENDERED), wait_until="load")
+    state = await tab.state()
+    names = [el["attributes"]["name"] for el in state["element_index"].values() if el["tag"] in ("input", "textarea")]
+    texts = [el["text_content"] for el in state["element_index"].values() if el["tag"] in ("button", "a")]
+    # A closed <details> shows its summary only: the field inside is not indexed and its box covers nothing,
+    # so the three buttons after it are there; an open one shows its content.
+    assert names == ["shown"]
+    assert texts == [
+        "Save", "Save and add another", "Save and continue editing", "Deep button", "Green", "Place order",
+        "Order #1", "Two lines",
+    ]  # fmt: skip
+    assert "secret" not in state["page_content"] and "Inert button" in state["page_content"]
+    # Opened, the details' content is rendered and indexed.
+    await tab.evaluate("document.getElementById('more').open = true")
+    state = await tab.state()
+    assert [el["attributes"]["name"] for el in state["element_index"].values() if el["tag"] == "textarea"] == ["notes"]
+    assert "secret" in state["page_content"]

@@ -93,7 +93,7 @@ GRID = 256.0  # px, cell size of the occlusion grid (big cells: fewer registrati
 TEXT_CAP = 200  # chars of text_content per element
 # Only the styles every node needs (hidden text, transparent subtrees). Clipping (overflow, position) and
 # occluder exemption (pointer-events) concern a few in-view boxes at most: VERIFY_SCRIPT asks for those.
-SNAPSHOT_STYLES = ["visibility", "opacity"]
+SNAPSHOT_STYLES = ["visibility", "opacity", "content-visibility"]
 EXTENDED_STYLES = [*SNAPSHOT_STYLES, "cursor"]  # extended mode: where cursor: pointer starts
 VERIFY_GROUP = "cdp-engine-verify"
 # Runs in the isolated world with the uncertain nodes as arguments: the first `clips` are elements that
@@ -245,6 +245,30 @@ def _string_index(strings: list[str], value: str) -> int:
         return -2
 
 
+def _join_rendered(doc: _Doc, pieces: list[int]) -> str:
+    """The text a person reads from rendered text nodes in order: a space between two pieces only where the
+    page shows one (a piece ends or starts with one, or the next piece does not continue the line right
+    where the last one ended), so `Gre<span>en</span>` reads "Green", not "Gre en"; whitespace collapsed."""
+    if len(pieces) == 1:
+        return " ".join(doc.text_of[pieces[0]].split())
+    out: list[str] = []
+    rects, text_of = doc.rects, doc.text_of
+    last: list[float] | None = None
+    for c in pieces:
+        t = text_of[c]
+        r = rects.get(c)
+        if out and last is not None and r is not None and not out[-1][-1:].isspace() and not t[:1].isspace():
+            # Touching on the same line: the next piece starts where the last ended (within a pixel).
+            same_line = last[1] <= r[1] + r[3] / 2 <= last[1] + last[3]
+            if not (same_line and abs(r[0] - (last[0] + last[2])) <= 1.0):
+                out.append(" ")
+        elif out and (last is None or r is None):
+            out.append(" ")
+        out.append(t)
+        last = r
+    return " ".join("".join(out).split())
+
+
 def state_hash(url: str, page_content: str) -> str:
     """SHA-256 of the canonical bytes: JSON {"page_content": …, "url": …}, keys sorted, no spaces, UTF-8."""
     return hashlib.sha256(
@@ -276,6 +300,7 @@ class _Doc:
         "extended",
         "flagged",
         "frame_id",
+        "inert",
         "input_checked",
         "input_value",
         "marked",
@@ -297,6 +322,7 @@ class _Doc:
         "text_of",
         "texts",
         "types",
+        "unrendered",
         "url",
         "values",
         "visibility",
@@ -359,7 +385,8 @@ class _Doc:
         self.no_pointer: set[int] = set()  # covering boxes with pointer-events:none
         self.cover_rect: dict[int, tuple[float, float, float, float]] = {}  # covering boxes: clipped extent
         # Most boxes have every style at its default: compare whole rows at C speed, decode the rest.
-        usual = [where["visible"], where["1"]]
+        usual = [where["visible"], where["1"], where["visible"]]  # content-visibility's default is visible too
+        skips_content: list[int] = []  # content-visibility: hidden (hidden=until-found's UA style too)
         unset = {-1, where[""]}
         styles = layout["styles"]
         # Extended mode (snapshot/extended.py): the nodes DOMSnapshot calls clickable, and those whose
@@ -386,7 +413,9 @@ class _Doc:
                 continue  # the document's own layout object has no styles
             ni = self.node_index[li]
             vis, op = row[0], row[1]
-            if len(row) > 2 and row[2] == pointer_id:
+            if row[2] == where["hidden"]:
+                skips_content.append(ni)
+            if len(row) > 3 and row[3] == pointer_id:
                 self.pointer.add(ni)
             if vis == where["hidden"] or vis == where["collapse"]:
                 self.visibility[ni] = strings[vis]
@@ -402,12 +431,48 @@ class _Doc:
                 for n in [n for n, a in enumerate(self.attrs) if a and not flag_names.isdisjoint(a)]
                 if not flag_names.isdisjoint(self.attrs[n][0::2])
             }
+        self.unrendered, self.inert = self._not_rendered(strings, node_names, skips_content)
         # Attribute names page_content shows: an element without any renders as its bare tag.
         self.content_attr_ids = {where[a] for a in CONTENT_ATTRS} - {-2}
         self.offset = (0.0, 0.0)
         if not strings or strings[-1] != "":
             strings.append("")  # index -1, an empty attribute value, reads ""
         self.texts = strings
+
+    def _not_rendered(
+        self, strings: list[str], node_names: list[int], skips_content: list[int]
+    ) -> tuple[set[int], set[int]]:
+        """Nodes that have layout boxes but are not painted, and nodes that cannot take input: the content of
+        an element with content-visibility: hidden (`skips_content`; hidden=until-found is that too) and of a
+        closed <details> (all but its first <summary>: the UA's slot is what hides it, outside the light
+        tree), which Chromium keeps boxes for and skips in paint, so they must neither be indexed nor cover
+        anything; and every node inside an `inert` element (shown, never a target). Only documents whose
+        string table holds these names pay for the look."""
+        unrendered: set[int] = set()
+        inert: set[int] = set()
+        details_name = _string_index(strings, "DETAILS")
+        open_id, inert_id = _string_index(strings, "open"), _string_index(strings, "inert")
+        end, parent, names, attrs = self.end, self.parent, self.names, self.attrs
+        roots: list[int] = [c for n in skips_content for c in range(n + 1, end[n]) if parent[c] == n]
+        if details_name != -2:
+            for d in [i for i, n in enumerate(node_names) if n == details_name]:
+                if open_id in attrs[d][0::2]:
+                    continue
+                summary_seen = False
+                c = d + 1
+                while c < end[d]:
+                    if not summary_seen and names[c] == "summary":
+                        summary_seen = True
+                    else:
+                        roots.append(c)
+                    c = end[c]
+        if inert_id != -2:
+            for n in [n for n, a in enumerate(attrs) if a and inert_id in a]:
+                if inert_id in attrs[n][0::2]:
+                    inert.update(range(n, end[n]))
+        for r in roots:
+            unrendered.update(range(r, end[r]))
+        return unrendered, inert
 
     def tree(self) -> DocTree:
         """The document's tree for node paths (the lists themselves, no copies)."""
@@ -856,6 +921,8 @@ class _Builder:
             for li, r in enumerate(bounds)
             if r[1] < bottom and r[1] + r[3] > top and r[0] < right and r[0] + r[2] > left
         ]
+        if doc.unrendered:  # boxes Chromium keeps but does not paint: neither shown nor covering
+            hits = [li for li in hits if node_index[li] not in doc.unrendered]
         live: set[int] = set()
         paint: dict[int, int] = {}
         for li in hits:
@@ -881,6 +948,7 @@ class _Builder:
         types, names, rects, end, text_of = doc.types, doc.names, doc.rects, doc.end, doc.text_of
         attrs_of, flagged, content_ids = doc.attrs, doc.flagged, doc.content_attr_ids
         opacity_of, invisible, content_docs = doc.opacity, doc.visibility, doc.content_doc
+        unrendered = doc.unrendered
         extended = doc.extended  # empty in strict mode
         emit = self._emit
         content = self.content
@@ -899,6 +967,9 @@ class _Builder:
                         content.append(cur_close)  # short markup: the next text counts toward the cap
                     cur_end, cur_hidden, cur_op, cur_close = stack.pop()
             ntype = types[i]
+            if i in unrendered:  # painted nowhere (a closed <details>'s content, hidden until found)
+                i = end[i]
+                continue
             if ntype == 3:  # text
                 if not cur_hidden and not truncated:
                     text = text_of.get(i)
@@ -992,12 +1063,13 @@ class _Builder:
 
     @staticmethod
     def _renders_children(doc: _Doc, node: int) -> bool:
-        """A box-less element still renders when a direct child has a box (display:contents) or is a shadow root."""
-        j, stop = node + 1, doc.end[node]
+        """A box-less element still renders when a descendant has a box (display: contents, at any depth: a
+        display: none element has no box below it) or a direct child is a shadow root."""
+        j, stop, rects, types, parent = node + 1, doc.end[node], doc.rects, doc.types, doc.parent
         while j < stop:
-            if j in doc.rects or doc.types[j] == 11:
+            if j in rects or (types[j] == 11 and parent[j] == node):
                 return True
-            j = doc.end[j]
+            j += 1
         return False
 
     def _labelled_ids(self, doc: _Doc) -> set[str]:
@@ -1046,8 +1118,8 @@ class _Builder:
         role_attr = role.strip().lower().split(" ")[0] if role else ""
         editable = attrs.get("contenteditable", None) in ("true", "") or doc.extended.get(node) == "editable"
         index: int | None = None
-        # Only a box in the viewport can be indexed (an option rides on its select's box).
-        if not hidden and (
+        # Only a box in the viewport can be indexed (an option rides on its select's box); nothing inert.
+        if not hidden and node not in doc.inert and (
             self._select_indexed(doc, node) if name == "option" else node in self._in_view(doc)[0]
         ):
             interactive = (
@@ -1161,23 +1233,20 @@ class _Builder:
     def _visible_text(self, doc: _Doc, node: int, *, pseudo: bool = True) -> str:
         """The rendered text under a node; without `pseudo`, less ::marker, ::before and ::after content
         (as innerText, which the identity check reads, has it: extended elements such as list items)."""
-        parts = []
+        pieces: list[int] = []
+        text_of = doc.text_of
         if not pseudo:
-            c, stop, names, end, text_of = node + 1, doc.end[node], doc.names, doc.end, doc.text_of
+            c, stop, names, end = node + 1, doc.end[node], doc.names, doc.end
             while c < stop:
                 if names[c].startswith("::"):
                     c = end[c]
                     continue
-                t = text_of.get(c)
-                if t:
-                    parts.append(t)
+                if text_of.get(c):
+                    pieces.append(c)
                 c += 1
-            return " ".join(" ".join(parts).split())
-        for c in self._descendants(doc, node):
-            t = doc.text_of.get(c)
-            if t:
-                parts.append(t)
-        return " ".join(" ".join(parts).split())
+        else:
+            pieces = [c for c in self._descendants(doc, node) if text_of.get(c)]
+        return _join_rendered(doc, pieces)
 
     def _occluded(self, doc: _Doc, node: int, box: tuple[float, float, float, float]) -> bool:
         """Wholly covered by a later-painted element that lets no click through (pointer-events) and that
