@@ -352,3 +352,31 @@ async def test_the_index_holds_what_is_rendered_and_reads_text_as_shown(
     state = await tab.state()
     assert [el["attributes"]["name"] for el in state["element_index"].values() if el["tag"] == "textarea"] == ["notes"]
     assert "secret" in state["page_content"]
+
+
+async def test_mcp_and_toolset_views_agree_on_what_is_rendered_and_its_text(
+    browser: cdp_engine.Browser, context: cdp_engine.BrowserContext, site: Any
+) -> None:
+    url = site.add("/defects/rendered-views", RENDERED)
+    manager = InstanceManager(Config(), browser=browser)
+    tools = BrowserTools(manager)
+    ts = await BrowserToolset(browser, context=context, config=ToolsetConfig()).start()
+    try:
+        assert (await tools.call("browser_create_instance", {"name": "t"}))["status"] == "success"
+        assert (await tools.call("browser_navigate", {"instance": "t", "url": url}))["status"] == "success"
+        snap = (await tools.call("browser_snapshot", {"instance": "t"}))["data"]["snapshot"]
+        content, is_error = await ts.call("navigate", {"url": url})
+        assert not is_error, content
+        content, is_error = await ts.call("read_page", {"filter": "all"})
+        listing = "\n".join(b["text"] for b in content if b["type"] == "text")
+        for view in (snap, listing):
+            assert view.count("textbox") == 1, view  # the open details' field; not the closed one's
+            for torn in ("Gre en", "Pl ace", "Order # 1"):  # words split at inline boundaries
+                assert torn not in view, view
+            for name in ("Save", "Save and add another", "Save and continue editing", "Deep button", "Green",
+                         "Place order", "Two lines"):  # fmt: skip
+                assert f'button "{name}"' in view, view
+            assert 'link "Order #1"' in view, view
+    finally:
+        await ts.close()
+        await manager.close()

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..core.refs import RefRegistry
 from ..snapshot.ax_tree import AXNode
+from ..snapshot.text_join import join_rendered
 
 TRANSPARENT = frozenset(
     {
@@ -218,7 +219,7 @@ class SnapshotWriter:
             inline = node.value
         texts = [c for c in children if _is_text(c)]
         if inline is None and children and len(texts) == len(children):
-            text = " ".join(" ".join(c.name.split()) for c in texts).strip()
+            text = join_rendered([(c.attributes.get("#text") or c.name, c.box) for c in texts])
             children = []
             if text and text != node.name:
                 inline = text

@@ -35,6 +35,7 @@ from ..errors import CDPEngineError
 from .extended import DETECTION_ATTRS, check_mode, find_extended
 from .node_path import DocTree
 from .probes import ChangeProbes, SentProbes
+from .text_join import join_rendered
 
 if TYPE_CHECKING:
     from ..core.browser import Tab
@@ -243,30 +244,6 @@ def _string_index(strings: list[str], value: str) -> int:
         return strings.index(value)
     except ValueError:
         return -2
-
-
-def _join_rendered(doc: _Doc, pieces: list[int]) -> str:
-    """The text a person reads from rendered text nodes in order: a space between two pieces only where the
-    page shows one (a piece ends or starts with one, or the next piece does not continue the line right
-    where the last one ended), so `Gre<span>en</span>` reads "Green", not "Gre en"; whitespace collapsed."""
-    if len(pieces) == 1:
-        return " ".join(doc.text_of[pieces[0]].split())
-    out: list[str] = []
-    rects, text_of = doc.rects, doc.text_of
-    last: list[float] | None = None
-    for c in pieces:
-        t = text_of[c]
-        r = rects.get(c)
-        if out and last is not None and r is not None and not out[-1][-1:].isspace() and not t[:1].isspace():
-            # Touching on the same line: the next piece starts where the last ended (within a pixel).
-            same_line = last[1] <= r[1] + r[3] / 2 <= last[1] + last[3]
-            if not (same_line and abs(r[0] - (last[0] + last[2])) <= 1.0):
-                out.append(" ")
-        elif out and (last is None or r is None):
-            out.append(" ")
-        out.append(t)
-        last = r
-    return " ".join("".join(out).split())
 
 
 def state_hash(url: str, page_content: str) -> str:
@@ -486,7 +463,8 @@ class _Doc:
         return dict(zip(map(get, pairs), map(get, pairs), strict=False))
 
 
-# An element's box in top-level viewport CSS px, whether any of it shows, its tag and its attributes.
+# An element's box in top-level viewport CSS px, whether any of it shows, its tag and its attributes. A text node
+# has one too: its tag is "#text" and its rendered text (spaces kept, as text_join reads them) is under "#text".
 ElementBox = tuple[tuple[float, float, float, float], bool, str, dict[str, str]]
 
 
@@ -524,12 +502,13 @@ async def element_boxes(
         for doc in doc_list:
             sid = doc.session.id or ""
             for ni in doc.rects:
-                if doc.types[ni] != 1:
+                if doc.types[ni] != 1 and doc.types[ni] != 3:  # text boxes too: where a text piece ends (text_join)
                     continue
                 box, visible = builder.visible_box(doc, ni)
                 if doc.visibility.get(ni, "visible") in ("hidden", "collapse"):
                     visible = False
-                boxes[(sid, doc.backend[ni])] = (box, visible, doc.names[ni], {})
+                text = {"#text": doc.text_of.get(ni, "")} if doc.types[ni] == 3 else {}
+                boxes[(sid, doc.backend[ni])] = (box, visible, doc.names[ni], text)
             for ni, name in enumerate(doc.names):
                 if doc.types[ni] == 1 and (sid, doc.backend[ni]) in boxes:
                     boxes[(sid, doc.backend[ni])] = (*boxes[(sid, doc.backend[ni])][:2], name, doc.attributes(ni))
@@ -1246,7 +1225,8 @@ class _Builder:
                 c += 1
         else:
             pieces = [c for c in self._descendants(doc, node) if text_of.get(c)]
-        return _join_rendered(doc, pieces)
+        rects = doc.rects
+        return join_rendered([(text_of[c], rects.get(c)) for c in pieces])
 
     def _occluded(self, doc: _Doc, node: int, box: tuple[float, float, float, float]) -> bool:
         """Wholly covered by a later-painted element that lets no click through (pointer-events) and that
