@@ -380,3 +380,40 @@ async def test_mcp_and_toolset_views_agree_on_what_is_rendered_and_its_text(
     finally:
         await ts.close()
         await manager.close()
+
+
+# ----- a change made only inside a shadow root (defect 8) ----------------------------------------------------
+
+SHADOW_STATUS = """
+<order-status id=open-one data-mode=open></order-status>
+<order-status id=closed-one data-mode=closed></order-status>
+<script>
+customElements.define('order-status', class extends HTMLElement {
+  connectedCallback() {
+    const root = this.attachShadow({mode: this.dataset.mode});
+    root.innerHTML = '<p>Status: <span>draft</span></p><button>Open list</button>';
+    this.show = (text) => { root.querySelector('span').textContent = text; };
+    this.add = () => { const b = document.createElement('button'); b.textContent = 'Item ' + this.id;
+                       root.appendChild(b); };
+  }
+});
+</script>"""
+
+
+@pytest.mark.parametrize("mode", ["open", "closed"])
+async def test_a_change_inside_a_shadow_root_is_a_new_state(
+    context: cdp_engine.BrowserContext, site: Any, mode: str
+) -> None:
+    tab = await context.new_tab()
+    assert isinstance(tab, cdp_engine.AgentTab)
+    await tab.goto(site.add(f"/defects/shadow-{mode}", SHADOW_STATUS), wait_until="load")
+    first = await tab.state()
+    assert first["page_content"].count("draft") == 2
+    for _ in range(2):  # the cached state on an unchanged page, before and after the probe watches the roots
+        assert (await tab.state())["page_content"] == first["page_content"]
+    await tab.evaluate(f"document.getElementById('{mode}-one').show('Saved order 42')")
+    state = await tab.state()
+    assert "Saved order 42" in state["page_content"], state["page_content"]
+    await tab.evaluate(f"document.getElementById('{mode}-one').add()")
+    state = await tab.state()
+    assert f"Item {mode}-one" in [el["text_content"] for el in state["element_index"].values()]

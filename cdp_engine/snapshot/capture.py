@@ -451,6 +451,17 @@ class _Doc:
             unrendered.update(range(r, end[r]))
         return unrendered, inert
 
+    def shadow_hosts(self) -> tuple[bool, list[int]]:
+        """Whether the document has page-made shadow content (open or closed, not the browser's own), and the
+        backend ids of the hosts of its closed roots. The snapshot walks the flat tree without the roots
+        themselves: a node of a closed tree whose parent is outside that tree's kind is a root's child, and
+        that parent its host."""
+        user_agent, closed = _string_index(self.texts, "user-agent"), _string_index(self.texts, "closed")
+        shadow, parent, backend = self.shadow, self.parent, self.backend
+        page_made = any(kind != user_agent for kind in shadow.values())
+        hosts = {parent[n] for n, kind in shadow.items() if kind == closed and shadow.get(parent[n]) != closed}
+        return page_made, [backend[h] for h in hosts if h >= 0]
+
     def tree(self) -> DocTree:
         """The document's tree for node paths (the lists themselves, no copies)."""
         return DocTree(self.parent, self.end, self.pseudo, self.shadow)
@@ -692,6 +703,15 @@ class StateCapturer:
                 parent = s.parent or tab.session
                 oopif_owner[(parent.id or "", owner["backendNodeId"])] = fid
 
+        # Shadow roots the change probe does not watch yet: their watch goes out now, beside the build.
+        shadowed: dict[tuple[CDPSession, str], list[int]] = {}
+        for docs in docs_by_session.values():
+            for doc in docs:
+                if doc.shadow:
+                    page_made, closed_hosts = doc.shadow_hosts()
+                    if page_made:
+                        shadowed.setdefault((doc.session, doc.frame_id), []).extend(closed_hosts)
+        watching = asyncio.ensure_future(self.probes.watch_shadow_roots(shadowed)) if shadowed else None
         builder = _Builder(tab, self.worlds, viewport, docs_by_session, oopif_owner, content)
         await builder.place_frames()
         await builder.verify()
@@ -717,6 +737,8 @@ class StateCapturer:
             state["screenshot"] = (await shot_future)["data"]
             still = await self.probes.still_signature(probes)
         key = await self.probes.read_probes(probes)
+        if watching is not None:
+            await watching  # a root's first watch changes the key: this capture is not served again
         t_end = time.perf_counter()
         timings = {
             "snapshot_ms": (t_snapshot - t0) * 1000,

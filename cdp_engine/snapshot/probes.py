@@ -11,6 +11,7 @@ the page at or before the snapshot.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from ..cdp.connection import CDPSession
@@ -46,12 +47,40 @@ PROBE_FUNCTION = """(still) => {
   // The window's own scroll and size are read in the key above; only scrolls of other elements count as events.
   const scrolled = (e) => { if (e.target !== document && e.target !== window) p.v++; };
   addEventListener('scroll', scrolled, {capture: true, passive: true});
-  new MutationObserver(bump).observe(document, {subtree: true, childList: true, attributes: true,
-    characterData: true});
-  for (const t of ['input', 'change', 'load', 'transitionend', 'animationend', 'toggle',
-                   'focusin', 'focusout', 'pageshow', 'hashchange', 'popstate', 'fullscreenchange',
-                   'transitioncancel', 'animationcancel', 'mouseover', 'mouseout'])
-    addEventListener(t, bump, {capture: true, passive: true});
+  const watched = {subtree: true, childList: true, attributes: true, characterData: true};
+  const observer = new MutationObserver(bump);
+  observer.observe(document, watched);
+  const events = ['input', 'change', 'load', 'transitionend', 'animationend', 'toggle',
+                  'focusin', 'focusout', 'pageshow', 'hashchange', 'popstate', 'fullscreenchange',
+                  'transitioncancel', 'animationcancel', 'mouseover', 'mouseout'];
+  for (const t of events) addEventListener(t, bump, {capture: true, passive: true});
+  // Shadow roots are watched once a capture has seen shadow content (ChangeProbes.watch_shadow_roots): the
+  // document's observer does not reach into them, and events that do not cross a root's boundary (scroll,
+  // change, toggle, load) are heard on the root itself. sweep() finds the open ones (and those inside a
+  // root it is given: a closed one, handed over by the engine); watching a new one counts as a change, so a
+  // state read before its watch began is never served again.
+  const roots = new WeakSet();
+  p.watch = (root) => {
+    if (roots.has(root)) return 0;
+    roots.add(root);
+    observer.observe(root, watched);
+    root.addEventListener('scroll', bump, {capture: true, passive: true});
+    for (const t of events) root.addEventListener(t, bump, {capture: true, passive: true});
+    p.v++;
+    return 1;
+  };
+  p.sweep = (from) => {
+    let added = 0;
+    const visit = (root) => {
+      for (const el of root.querySelectorAll('*')) {
+        const inner = el.shadowRoot;
+        if (inner) { added += p.watch(inner); visit(inner); }
+      }
+    };
+    if (from !== document) added += p.watch(from);
+    visit(from);
+    return added;
+  };
   // Loads of images, scripts and frames do not reach the window (load events stop at the document);
   // a web font that arrives changes the text's pixels and boxes.
   for (const t of ['load', 'error']) document.addEventListener(t, bump, {capture: true, passive: true});
@@ -79,6 +108,10 @@ PROBE_FUNCTION = """(still) => {
 PROBE_SCRIPT = f"({PROBE_FUNCTION})(false)"
 STILL_PROBE_SCRIPT = f"({PROBE_FUNCTION})(true)"
 
+WATCH_ROOT = "function() { const p = globalThis.__cdpEngineProbe; return p && p.sweep ? p.sweep(this) : -1; }"
+SWEEP = "(() => { const p = globalThis.__cdpEngineProbe; return p && p.sweep ? p.sweep(document) : -1; })()"
+ROOTS_GROUP = "cdp-engine-roots"
+
 # What send_probes() sent: the tab's frame/navigation event count then, and per frame (frame id, loader id,
 # the probe's pending answer or None when the frame has no world yet).
 SentProbes = tuple[int, list[tuple[str, str, asyncio.Future[dict[str, Any]] | None]]]
@@ -93,6 +126,7 @@ class ChangeProbes:
         # before it is handed out, and each document gets its world as it commits.
         self.worlds = Worlds.of(tab)
         self.worlds.add_init_script(PROBE_SCRIPT)
+        self._watched: dict[tuple[str, str], set[int]] = {}  # (frame id, loader id) -> shadow roots watched
 
     def probe_frames(self) -> list[tuple[str, CDPSession]]:
         """Every frame, same-process iframes included: each document needs its own observer."""
@@ -199,6 +233,54 @@ class ChangeProbes:
         vp = (await self.tab.session.send("Page.getLayoutMetrics"))["cssVisualViewport"]
         return (vp["clientWidth"], vp["clientHeight"], vp["pageX"], vp["pageY"])
 
+    async def watch_shadow_roots(self, shadowed: dict[tuple[CDPSession, str], list[int]]) -> None:
+        """Have the probe of each document a capture found shadow content in (`shadowed`: (session, frame id)
+        to the backend node ids of the hosts of its closed roots) watch its shadow roots: the open ones it
+        finds itself (a sweep of the document), each closed one handed to it once (DOM.describeNode names
+        the root of its host; the probe cannot reach it). A closed root inside another closed root's tree
+        is not found (docs/real-web.md)."""
+        frames = self.tab.frames
+        jobs: list[Awaitable[Any]] = []
+        for (session, fid), hosts in shadowed.items():
+            frame = frames.get(fid)
+            ctx = self.worlds.get(fid) if frame is not None else None
+            if frame is None or ctx is None:
+                continue
+            for old in [k for k in self._watched if k[0] == fid and k[1] != frame.loader_id]:
+                del self._watched[old]  # that document is gone
+            seen = self._watched.setdefault((fid, frame.loader_id), set())
+            jobs.append(session.send("Runtime.evaluate", {"expression": SWEEP, "contextId": ctx, "returnByValue": True}))
+            new = [h for h in hosts if h not in seen]
+            if new:
+                jobs.append(self._watch_closed(session, ctx, new, seen))
+        if jobs:
+            await asyncio.gather(*jobs, return_exceptions=True)
+
+    @staticmethod
+    async def _watch_closed(session: CDPSession, ctx: int, hosts: list[int], seen: set[int]) -> None:
+        async def one(host: int) -> None:
+            described = await session.send("DOM.describeNode", {"backendNodeId": host, "depth": 0})
+            for root in described["node"].get("shadowRoots", []):
+                params = {"backendNodeId": root["backendNodeId"], "executionContextId": ctx, "objectGroup": ROOTS_GROUP}
+                resolved = await session.send("DOM.resolveNode", params)
+                answer = await session.send(
+                    "Runtime.callFunctionOn",
+                    {"objectId": resolved["object"]["objectId"], "functionDeclaration": WATCH_ROOT, "returnByValue": True},
+                )
+                if isinstance((answer.get("result") or {}).get("value"), int) and answer["result"]["value"] >= 0:
+                    seen.add(host)
+
+        try:
+            await asyncio.gather(*[one(h) for h in hosts], return_exceptions=True)
+        finally:
+            if not session.closed:
+                session.send("Runtime.releaseObjectGroup", {"objectGroup": ROOTS_GROUP}).add_done_callback(_retrieve)
+
     @staticmethod
     def key_is_stable(key: tuple[Any, ...]) -> bool:
         return key[0] is not None and all(part[2] not in (None, 0) for part in key[1:])
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
