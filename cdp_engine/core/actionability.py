@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from ..cdp.connection import CDPSession
@@ -225,11 +225,32 @@ class _Aim:
 
 @dataclass
 class Guard:
-    """A delivery guard armed in the element's document for the click about to be sent at `point`."""
+    """A delivery guard armed in the element's document for the click about to be sent at `point`.
+
+    A click that starts a navigation was delivered (the guard stops a press it refuses before any default
+    action), and while a navigation to a slow server is pending the old document answers no script: so the
+    guard listens for one (`navigated`) and its verdict is not awaited once one was requested."""
 
     session: CDPSession
     object_id: str
     point: tuple[float, float]
+    navigated: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+    _unsubscribe: list[Callable[[], None]] = field(default_factory=list)
+
+    def listen(self, sessions: list[CDPSession]) -> None:
+        for s in sessions:
+            self._unsubscribe.append(s.on("Page.frameRequestedNavigation", self._on_navigation))
+
+    def _on_navigation(self, _params: dict[str, Any]) -> None:
+        if not self.navigated.done():
+            self.navigated.set_result(None)
+
+    def close(self) -> None:
+        """Stop listening and release the element's object."""
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe.clear()
+        scripts.release(self.session, self.object_id)
 
 
 @dataclass
@@ -335,9 +356,10 @@ async def hit_target(tab: InputTab, target: Target, *, arm: bool = False) -> tup
         raise NotClickableError(f"the element is covered by {by} at its visible point", COVERED, by=by)
     guards = _Guards.of(tab)
     if guards.armed is not None:
-        scripts.release(guards.armed.session, guards.armed.object_id)
+        guards.armed.close()
     if arm:
         guards.armed = Guard(session, aim.object_id, aim.point)
+        guards.armed.listen([session] if session is tab.session else [session, tab.session])
     else:
         guards.armed = None
         scripts.release(session, aim.object_id)
@@ -360,7 +382,7 @@ def drop_guard(tab: InputTab) -> None:
     """Forget the armed guard without reading it (its click was never answered: the page went away)."""
     guards = _Guards.of(tab)
     if guards.armed is not None:
-        scripts.release(guards.armed.session, guards.armed.object_id)
+        guards.armed.close()
         guards.armed = None
 
 
@@ -372,22 +394,29 @@ async def read_guard(tab: InputTab, x: float, y: float) -> None:
     if guard is None:
         return
     try:
-        if guard.point != (x, y):
+        if guard.point != (x, y) or guard.navigated.done():
             return
-        try:
-            result = await guard.session.send(
-                "Runtime.callFunctionOn",
-                {"objectId": guard.object_id, "functionDeclaration": GUARD_VERDICT, "returnByValue": True},
-            )
-        except CDPEngineError:
-            return  # the document went away with the click (a navigation): it was delivered
-        by = result.get("result", {}).get("value")
+        verdict = guard.session.send(
+            "Runtime.callFunctionOn",
+            {"objectId": guard.object_id, "functionDeclaration": GUARD_VERDICT, "returnByValue": True},
+        )
+        verdict.add_done_callback(_quiet)
+        either: list[asyncio.Future[Any]] = [verdict, guard.navigated]
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+        if not verdict.done() or verdict.exception() is not None:
+            return  # the click started a navigation, or its document went away with it: it was delivered
+        by = verdict.result().get("result", {}).get("value")
         if isinstance(by, str):
             raise NotClickableError(
                 f"the click was intercepted by {by}: it received the press instead of the element", INTERCEPTED, by=by
             )
     finally:
-        scripts.release(guard.session, guard.object_id)
+        guard.close()
+
+
+def _quiet(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 # ----- typing -----------------------------------------------------------------------------------------

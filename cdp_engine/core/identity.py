@@ -76,7 +76,26 @@ FINGERPRINT_SCRIPT = """function() {
     let text = null;
     if (tag === 'select') { const o = this.selectedOptions[0]; text = o ? o.text.replace(/\\s+/g, ' ').trim() : ''; }
     else if (tag === 'option') text = this.text.replace(/\\s+/g, ' ').trim();
-    else if (tag !== 'input' && tag !== 'textarea') text = (this.innerText || '').replace(/\\s+/g, ' ').trim().slice(0, 200);
+    else if (tag !== 'input' && tag !== 'textarea') {
+        text = this.innerText || '';
+        if (!text.trim() && (this.shadowRoot || this.querySelector('slot'))) {
+            // innerText does not follow slots: read the text the flat tree shows (a label slotted into a button).
+            const parts = [];
+            const walk = (n) => {
+                if (n.nodeType === 3) { parts.push(n.data); return; }
+                if ((n.nodeType !== 1 && n.nodeType !== 11) || n.localName === 'script' || n.localName === 'style') return;
+                if (n.localName === 'slot') {
+                    const assigned = n.assignedNodes({flatten: true});
+                    (assigned.length ? assigned : [...n.childNodes]).forEach(walk);
+                    return;
+                }
+                [...(n.shadowRoot ? n.shadowRoot.childNodes : n.childNodes)].forEach(walk);
+            };
+            walk(this);
+            text = parts.join('');
+        }
+        text = text.replace(/\\s+/g, ' ').trim().slice(0, 200);
+    }
     let type = null;
     if (tag === 'input') type = this.type; else if (tag === 'button') type = this.type;
     return [tag, this.getAttribute('aria-label'), this.getAttribute('name'), type, text === '' ? null : text];
@@ -172,9 +191,23 @@ async def verify(
     now = await look.read(node)
     if now is None:
         return Verdict("removed", seen)
-    if now != seen:
+    if not _same_look(seen, now):
         return Verdict("changed", seen, now)
     return Verdict("same")
+
+
+def _same_look(seen: tuple[Any, ...], now: tuple[Any, ...]) -> bool:
+    """Equal field by field, texts compared without their whitespace: where a capture reads a space between
+    two rendered pieces and the page's innerText a line break (or none), the element is still the same."""
+    if len(seen) != len(now):
+        return False
+    for a, b in zip(seen, now, strict=True):
+        if isinstance(a, str) and isinstance(b, str):
+            if "".join(a.split()) != "".join(b.split()):
+                return False
+        elif a != b:
+            return False
+    return True
 
 
 def ax_role(node: dict[str, Any]) -> str:
