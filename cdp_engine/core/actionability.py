@@ -212,8 +212,70 @@ async def clickable_point(tab: InputTab, target: Target) -> tuple[float, float]:
 
     NotClickableError(NOT_VISIBLE) when no part of it shows in the viewport.
     """
-    aim = await _aim(tab, target, resolve=False)
-    return aim.point
+    return (await _aim_or_stand_in(tab, target, resolve=False))[0].point
+
+
+async def _aim_or_stand_in(tab: InputTab, target: Target, *, resolve: bool) -> tuple[_Aim, Target]:
+    """_aim at the element; when it has no visible area, at what it stands for if it is a stand-in
+    (STAND_IN_FUNCTION: asked only then, so an ordinary aim pays nothing for it)."""
+    try:
+        return await _aim(tab, target, resolve=resolve), target
+    except NotClickableError as exc:
+        if exc.reason != NOT_VISIBLE:
+            raise
+        stand_for = await _stand_in(target)
+        if stand_for is target:
+            raise
+    return await _aim(tab, stand_for, resolve=resolve), stand_for
+
+
+# A keyboard target drawn by something else: a library keeps its focusable input 1 px wide, scaled down or
+# clipped (react-select's non-searchable select), and draws the control around it. Such an element is
+# offered as what it stands for: the pointer goes to the nearest ancestor a person sees (at least 8x8 px, not
+# hidden, not transparent), whose handlers are the control's. An element that is not a keyboard target
+# (tabindex -1, aria-hidden: a library's hidden original <select>) stands for nothing.
+STAND_IN_FUNCTION = """function() {
+  const el = this;
+  const r = el.getBoundingClientRect();
+  if (r.width > 2 && r.height > 2) return null;
+  if (el.getAttribute('aria-hidden') === 'true' || el.tabIndex < 0) return null;
+  for (let n = el.parentElement || (el.parentNode && el.parentNode.host), i = 0; n && i < 6;
+       n = n.parentElement || (n.parentNode && n.parentNode.host), i++) {
+    const b = n.getBoundingClientRect(), s = getComputedStyle(n);
+    if (b.width >= 8 && b.height >= 8 && s.visibility !== 'hidden' && s.opacity !== '0') return n;
+  }
+  return null;
+}"""
+
+
+@dataclass(frozen=True)
+class _StandFor:
+    """The element a stand-in's pointer input goes to (a Target with the stand-in's frame)."""
+
+    session: CDPSession
+    backend_node_id: int
+    frame_id: str | None
+    loader_id: str | None
+
+
+async def _stand_in(target: Target) -> Target:
+    """What the pointer aims at for `target`: the target itself, or the ancestor a visually hidden keyboard
+    target stands for (STAND_IN_FUNCTION)."""
+    session = target.session
+    try:
+        result = await scripts.call_on_node(session, target.backend_node_id, STAND_IN_FUNCTION, by_value=False)
+    except CDPEngineError:
+        return target  # gone, or no answer: the aim itself will say so
+    object_id = result.get("objectId")
+    if not object_id:
+        return target
+    try:
+        node = await scripts.describe_node(session, object_id)
+    except CDPEngineError:
+        return target
+    finally:
+        scripts.release(session, object_id)
+    return _StandFor(session, int(node["backendNodeId"]), getattr(target, "frame_id", None), getattr(target, "loader_id", None))
 
 
 @dataclass
@@ -331,7 +393,7 @@ async def hit_target(tab: InputTab, target: Target, *, arm: bool = False) -> tup
     """Aim at the element and check that its point takes the pointer (the hit test in its own document, the
     flat tree followed); with `arm`, a delivery guard is armed for a click sent next at that point
     (click_at reads it). The point in top-level viewport CSS pixels; NotClickableError otherwise."""
-    aim = await _aim(tab, target, resolve=True)
+    aim, target = await _aim_or_stand_in(tab, target, resolve=True)
     assert aim.object_id is not None
     session = target.session
     try:

@@ -92,6 +92,7 @@ PAGE_CONTENT_CAP = RESULT_CHARS  # the default budget of page_content (core/poli
 ContentWindow = tuple[int, int]  # (offset, budget) of page_content in the folded text, in characters
 GRID = 256.0  # px, cell size of the occlusion grid (big cells: fewer registrations, short lists)
 TEXT_CAP = 200  # chars of text_content per element
+STAND_IN_ROLES = frozenset({"combobox", "textbox", "searchbox", "listbox", "spinbutton"})  # keyboard targets
 # Only the styles every node needs (hidden text, transparent subtrees). Clipping (overflow, position) and
 # occluder exemption (pointer-events) concern a few in-view boxes at most: VERIFY_SCRIPT asks for those.
 SNAPSHOT_STYLES = ["visibility", "opacity", "content-visibility"]
@@ -1119,9 +1120,14 @@ class _Builder:
         role_attr = role.strip().lower().split(" ")[0] if role else ""
         editable = attrs.get("contenteditable", None) in ("true", "") or doc.extended.get(node) == "editable"
         index: int | None = None
-        # Only a box in the viewport can be indexed (an option rides on its select's box); nothing inert.
-        if not hidden and node not in doc.inert and (
-            self._select_indexed(doc, node) if name == "option" else node in self._in_view(doc)[0]
+        # Only a box in the viewport can be indexed (an option rides on its select's box); nothing inert. A
+        # transparent element may still be a target (_offered): hidden only by its opacity, it is judged there.
+        transparent = opacity <= 0 and node in doc.rects and node not in doc.visibility
+        stands_for = -1
+        if (not hidden or transparent) and node not in doc.inert and name != "option" and node not in self._in_view(doc)[0]:
+            stands_for = self._stands_for(doc, node, name, role_attr)  # a tiny keyboard target moved aside
+        if (not hidden or transparent) and node not in doc.inert and (
+            self._select_indexed(doc, node) if name == "option" else (node in self._in_view(doc)[0] or stands_for >= 0)
         ):
             interactive = (
                 name in INTERACTIVE_TAGS
@@ -1131,7 +1137,7 @@ class _Builder:
                 or node in doc.extended
             )
             if interactive:
-                index = self._index(doc, node, name, attrs, role_attr, editable, opacity, loader)
+                index = self._index(doc, node, name, attrs, role_attr, editable, opacity, loader, stands_for)
         if name == "iframe" or name == "frame":
             marker = f"[{index}]" if index else ""
             self._emit(f"\n{marker}<iframe>")
@@ -1145,7 +1151,7 @@ class _Builder:
                     self._walk_doc(docs[content_idx], docs)
             self._emit("</iframe>\n")
             return "", None
-        if hidden:
+        if hidden and index is None:  # a transparent target that is indexed still shows where it is
             return "", ""
         if self.truncated:  # past the page_content cap: only the index still needs this subtree
             return ("", None) if name in ("input", "textarea", "img", "option") else ("", "")
@@ -1235,18 +1241,15 @@ class _Builder:
         """The rendered text under a node; without `pseudo`, less ::marker, ::before and ::after content
         (as innerText, which the identity check reads, has it: extended elements such as list items)."""
         pieces: list[int] = []
-        text_of = doc.text_of
-        if not pseudo:
-            c, stop, names, end = node + 1, doc.end[node], doc.names, doc.end
-            while c < stop:
-                if names[c].startswith("::"):
-                    c = end[c]
-                    continue
-                if text_of.get(c):
-                    pieces.append(c)
-                c += 1
-        else:
-            pieces = [c for c in self._descendants(doc, node) if text_of.get(c)]
+        text_of, opacity, invisible = doc.text_of, doc.opacity, doc.visibility
+        c, stop, names, end = node + 1, doc.end[node], doc.names, doc.end
+        while c < stop:
+            if (not pseudo and names[c].startswith("::")) or opacity.get(c) == 0.0 or c in invisible:
+                c = end[c]  # text no one sees: transparent or hidden (a notched outline's legend)
+                continue
+            if text_of.get(c):
+                pieces.append(c)
+            c += 1
         rects = doc.rects
         return join_rendered([(text_of[c], rects.get(c)) for c in pieces])
 
@@ -1316,6 +1319,44 @@ class _Builder:
         self._grids[id(doc)] = grid
         return grid
 
+    @staticmethod
+    def _offered(
+        doc: _Doc, node: int, name: str, attrs: dict[str, str], role: str, box: tuple[float, float, float, float],
+        opacity: float,
+    ) -> bool:
+        """Whether a transparent or tiny interactive element is offered as a target. Visible means a person sees
+        it or it takes the pointer: a transparent checkbox or radio of ordinary size that takes the pointer
+        (pointer-events checked by verify(); a styled checkbox's real input over its drawing) is offered as
+        itself, with its checked state (a transparent button draws nothing: not offered); a keyboard
+        target a library keeps tiny or transparent inside its drawn control (react-select's input) is offered
+        too, and the pointer goes to what it stands for (core/actionability: STAND_IN_FUNCTION). Anything else
+        (a visually hidden original <select>, aria-hidden or out of the tab order) is not offered."""
+        if opacity <= 0:  # the real hit target of a box drawn under it: a styled checkbox's or radio's input
+            checkable = attrs.get("type", "").lower() in ("checkbox", "radio") or role in ("checkbox", "radio", "switch")
+            return checkable and box[2] >= 8 and box[3] >= 8 and node in doc.cover_rect
+        if attrs.get("aria-hidden") == "true" or attrs.get("tabindex", "").strip() == "-1":
+            return False
+        return name in ("input", "textarea", "select") or role in STAND_IN_ROLES
+
+    def _stands_for(self, doc: _Doc, node: int, name: str, role: str) -> int:
+        """For a keyboard target whose own box is tiny (at most 2 px across, wherever a library moved it), the
+        nearest ancestor within six levels that a person sees in the viewport (at least 8x8 px): what it stands
+        for (_offered); else -1."""
+        if name not in ("input", "textarea", "select") and role not in STAND_IN_ROLES:
+            return -1
+        r = doc.rects.get(node)
+        if r is None or (r[2] > 2 and r[3] > 2):
+            return -1
+        live, p = self._in_view(doc)[0], doc.parent[node]
+        for _ in range(6):
+            if p < 0:
+                break
+            b = doc.rects.get(p)
+            if b is not None and b[2] >= 8 and b[3] >= 8:
+                return p if p in live and p not in doc.visibility and doc.opacity.get(p, 1.0) > 0 else -1
+            p = doc.parent[p]
+        return -1
+
     def _uncertain(self, doc: _Doc) -> tuple[list[int], list[int]]:
         """Possible index candidates the snapshot's geometry leaves open, and the styles that settle them.
 
@@ -1325,6 +1366,7 @@ class _Builder:
         """
         clip_check: list[int] = []
         cover_check: dict[int, None] = {}
+        transparent_page = 0.0 in doc.opacity.values()
         types, names, rects, parent, flagged = doc.types, doc.names, doc.rects, doc.parent, doc.flagged
         ox, oy = doc.offset
         for node in self._in_view(doc)[1]:
@@ -1349,7 +1391,17 @@ class _Builder:
                 p = parent[p]
             for cover in self._covering(doc, node, (r[0] + ox, r[1] + oy, r[2], r[3])):
                 cover_check[cover] = None
+            if transparent_page and self._opacity_product(doc, node) <= 0:
+                cover_check[node] = None  # transparent: offered only if it takes the pointer (_offered)
         return clip_check, list(cover_check)
+
+    @staticmethod
+    def _opacity_product(doc: _Doc, node: int) -> float:
+        op, opacity, parent = 1.0, doc.opacity, doc.parent
+        while node >= 0 and op > 0:
+            op *= opacity.get(node, 1.0)
+            node = parent[node]
+        return op
 
     async def verify(self) -> None:
         """Settle the uncertain nodes of every document with one isolated-world call per frame.
@@ -1444,6 +1496,7 @@ class _Builder:
         editable: bool,
         opacity: float,
         loader: str,
+        stands_for: int = -1,
     ) -> int | None:
         select_index: int | None = None
         if name == "option":
@@ -1456,9 +1509,15 @@ class _Builder:
             # A listbox draws its options (their own boxes); a drop-down's options have none and ride on it.
             box, visible = self.visible_box(doc, node) if node in doc.rects else (sel.box, False)
             select_index = sel.index
+        elif stands_for >= 0:  # offered as the control it stands for: that box is the one a person sees
+            box, visible = self.visible_box(doc, stands_for)
+            if not visible or not self._offered(doc, node, name, attrs, role_attr, (0.0, 0.0, 0.0, 0.0), 1.0):
+                return None
         else:
             box, visible = self.visible_box(doc, node)
-            if not visible or opacity <= 0 or self._occluded(doc, node, box):
+            if not visible or self._occluded(doc, node, box):
+                return None
+            if (opacity <= 0 or box[2] <= 2 or box[3] <= 2) and not self._offered(doc, node, name, attrs, role_attr, box, opacity):
                 return None
         index = len(self.elements) + 1
         input_type: str | None = None
