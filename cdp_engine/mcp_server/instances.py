@@ -36,6 +36,7 @@ from ..core.options import parse_flag
 from ..core.policies import RESULT_CHARS, SERVER_SCHEMES, FilePolicy, Policies
 from ..core.records import Dialog, Download
 from ..core.refs import RefRegistry
+from ..core.settle import observe
 from ..core.worlds import Worlds
 from ..errors import BrowserNotFoundError, CDPEngineError
 from ..index.tab import connect, launch
@@ -313,6 +314,7 @@ class Page:
         self.tab = tab
         self.page_id = str(uuid.uuid4())
         self.refs = RefRegistry(tab, prefix="e")
+        observe(tab)  # the settle after its input knows what each document did before it (core/settle.py)
         self.ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._frame_ids: dict[str, str] = {}
         self._cdp_frames: dict[str, str] = {}

@@ -229,7 +229,9 @@ async def browser_click(
             ) from None
         return {"clicked": ref}
 
-    return await ctx.run(page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit)
+    return await ctx.run(
+        page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit, settles=True
+    )
 
 
 def _spec(wait_for: Any) -> dict[str, Any] | None:
@@ -272,7 +274,9 @@ async def browser_type(
                 await watch.wait(min(ENTER_LOAD_WAIT, ctx.remaining()))
         return {"typed_into": ref}
 
-    return await ctx.run(page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit)
+    return await ctx.run(
+        page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit, settles=True
+    )
 
 
 @tool(docs={"fields": "[{ref, value, type?}] with type textbox (default), checkbox, radio or combobox."})
@@ -333,7 +337,9 @@ async def browser_fill_form(
             filled += 1
         return {"filled_count": filled}
 
-    return await ctx.run(page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit)
+    return await ctx.run(
+        page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit, settles=True
+    )
 
 
 @tool(docs={"value": "Option value attribute(s) to select (not the label); a list for a multi-select."})
@@ -356,7 +362,9 @@ async def browser_select_option(
         await select_values(node, values)
         return {"selected": value}
 
-    return await ctx.run(page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit)
+    return await ctx.run(
+        page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit, settles=True
+    )
 
 
 @tool()
@@ -378,7 +386,9 @@ async def browser_hover(
         await input.move(page.tab, x, y)
         return {"hovered": ref}
 
-    return await ctx.run(page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit)
+    return await ctx.run(
+        page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit, settles=True
+    )
 
 
 @tool(docs={"source_ref": "Ref of the element to drag.", "target_ref": "Ref of the element to drop on."})
@@ -403,7 +413,9 @@ async def browser_drag(
         await input.drag(page.tab, x0, y0, x1, y1)
         return {"dragged": source_ref, "to": target_ref}
 
-    return await ctx.run(page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit)
+    return await ctx.run(
+        page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit, settles=True
+    )
 
 
 @tool(docs={"key": "Playwright key syntax: Enter, Tab, Escape, ArrowDown, Control+A, Shift+Tab, a."})
@@ -461,7 +473,7 @@ async def browser_mouse_click_xy(
                 await input.up(tab, button, click_count=n)
         return {"clicked_at": [x, y], "button": button}
 
-    return await ctx.run(page, action, wait_for=_spec(wait_for))
+    return await ctx.run(page, action, wait_for=_spec(wait_for), settles=True)
 
 
 @tool(docs={"x": "Viewport X in CSS px.", "y": "Viewport Y in CSS px."})
@@ -524,7 +536,7 @@ async def browser_mouse_drag_xy(
         await input.drag(page.tab, from_x, from_y, to_x, to_y)
         return {"from": [from_x, from_y], "to": [to_x, to_y]}
 
-    return await ctx.run(page, action, wait_for=_spec(wait_for))
+    return await ctx.run(page, action, wait_for=_spec(wait_for), settles=True)
 
 
 @tool(docs={"delta_x": "CSS px, positive scrolls right.", "delta_y": "CSS px, positive scrolls down."})
@@ -546,7 +558,7 @@ async def browser_mouse_wheel(
         await input.wheel(page.tab, state.x, state.y, delta_x, delta_y)
         return {"scrolled": [delta_x, delta_y]}
 
-    return await ctx.run(page, action, wait_for=_spec(wait_for))
+    return await ctx.run(page, action, wait_for=_spec(wait_for), settles=True)
 
 
 # ----- modal recovery ----------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from ..core.liveness import check_responsive
 from ..core.refs import NodeRef
+from ..core.settle import settle
 from .caps import CAP_OF
 from .envelope import Operation, ToolError
 from .instances import CAMOUFOX_OPTIONS, Config, Instance, InstanceManager, Page
@@ -250,8 +251,23 @@ class Ctx:
         wait_for: dict[str, Any] | None = None,
         cdp_frame: str | None = None,
         explicit_frame: bool = False,
+        settles: bool = False,
     ) -> dict[str, Any]:
-        """Arm the observation, run the action once (modal-guarded), then wait for the observation."""
+        """Arm the observation, run the action once (modal-guarded), then wait for the observation. `settles`:
+        the action is input, and the core's settle waits for what it caused (the DOM changes, transitions,
+        requests and navigation it started, each bounded), as after every other surface's input, so the
+        next snapshot shows what a click opened."""
+        if settles:
+            inner = action
+            timeout = self.config.navigation_timeout
+
+            async def action() -> dict[str, Any]:
+                report = await settle(
+                    page.tab, inner(), load_timeout=timeout, quiet_after_load=False, raise_closed=False, dialog_ends=False
+                )  # a dialog the action opens is the modal guard's: the action waits while it is handled
+                value: dict[str, Any] = report.value
+                return value
+
         spec = WaitForSpec(wait_for) if wait_for is not None else None
         frame = cdp_frame or page.tab.main_frame_id
         if spec is not None and spec.kind == "element":
