@@ -417,3 +417,40 @@ async def test_a_change_inside_a_shadow_root_is_a_new_state(
     await tab.evaluate(f"document.getElementById('{mode}-one').add()")
     state = await tab.state()
     assert f"Item {mode}-one" in [el["text_content"] for el in state["element_index"].values()]
+
+
+# ----- what an action started in a shadow root, fading in (defect 7 with 8) ---------------------------------
+
+FADING_POPUP = """
+<fancy-select></fancy-select>
+<script>
+customElements.define('fancy-select', class extends HTMLElement {
+  connectedCallback() {
+    const root = this.attachShadow({mode: 'open'});
+    root.innerHTML = '<button id=open>Choose a size</button>'
+      + '<div id=list role=listbox hidden><div role=option>Small</div><div role=option>Large</div></div>';
+    root.getElementById('open').addEventListener('click', () => {
+      const list = root.getElementById('list');
+      list.hidden = false;
+      list.animate([{opacity: 0}, {opacity: 1}], {duration: 150, fill: 'both'});
+    });
+  }
+});
+</script>"""
+
+
+async def test_the_state_after_a_click_waits_for_a_fade_in_inside_a_shadow_root(
+    context: cdp_engine.BrowserContext, site: Any
+) -> None:
+    # document.getAnimations() leaves out a shadow tree's animations: the settle and the change probe read
+    # them from the watched roots, so the state an action returns shows the list, and no state read during
+    # the fade is served from the cache afterwards.
+    tab = await context.new_tab()
+    assert isinstance(tab, cdp_engine.AgentTab)
+    await tab.goto(site.add("/defects/fading-popup", FADING_POPUP), wait_until="load")
+    state = await tab.state(interactive="extended")
+    opener = next(int(k) for k, el in state["element_index"].items() if el["text_content"] == "Choose a size")
+    after = await tab.act({"action": "click_element", "element_index": opener}, interactive="extended")
+    options = [el["text_content"] for el in after["element_index"].values() if el["role"] == "option"]
+    assert options == ["Small", "Large"], after["page_content"]
+    assert await tab.state(interactive="extended") == after

@@ -15,6 +15,9 @@ __all__ = ["ARM_FULL", "ARM_FUNCTION", "DISARM_FUNCTION", "LOOK_FULL", "LOOK_FUN
 # dispatched, nor while one nested in it (later, lastLater): a handler's own changes are the input's effect, a timer's or a response's
 # come after it. `seen` is the count the latest look ended with.
 _STATE = """const g = globalThis; let s = g.__cdpEngineSettle;
+  // The flat tree's animations: the change probe's (snapshot/probes.py) include those in watched shadow roots.
+  const allAnimations = () => g.__cdpEngineProbe && g.__cdpEngineProbe.animations
+    ? g.__cdpEngineProbe.animations() : document.getAnimations();
   if (!s) {
     s = g.__cdpEngineSettle = {n: 0, last: -1, later: 0, lastLater: -1, recent: [], ours: false,
                                streaming: false, inputs: 0, events: [], arm: null, seen: 0, wake: null,
@@ -108,7 +111,7 @@ _ARM_BODY = """
   s.ours = true;
   s.arm = {n: s.n, later: s.later, inputs: s.inputs, wheels: s.wheels, busy};
   addEventListener('wheel', s.onWheel, {capture: true, passive: false});
-  try { s.before = new Set(document.getAnimations()); } catch (e) { s.before = null; }
+  try { s.before = new Set(allAnimations()); } catch (e) { s.before = null; }
   return s.n;"""
 
 
@@ -136,7 +139,7 @@ _LOOK_BODY = """
     + '|width|height|min|max|top|left|right|bottom|inset|margin|padding|clip)', 'i');
   const animationsEnd = (now) => {
     let end = 0;
-    for (const a of document.getAnimations()) {
+    for (const a of allAnimations()) {
       if ((s.before && s.before.has(a)) || a.playState !== 'running') continue;
       let e = s.ends.get(a);
       if (e === undefined) {

@@ -247,6 +247,26 @@ def _string_index(strings: list[str], value: str) -> int:
         return -2
 
 
+def _stand_for(doc: _Doc, node: int, name: str, role: str) -> int:
+    """The element a keyboard target stands for when its own box is tiny (at most 2 px across): the nearest
+    ancestor within six levels of at least 8x8 px, if a person sees it (not hidden, not transparent); -1 for
+    anything else. The pointer goes there (core/actionability: STAND_IN_FUNCTION finds the same)."""
+    if name not in ("input", "textarea", "select") and role not in STAND_IN_ROLES:
+        return -1
+    r = doc.rects.get(node)
+    if r is None or (r[2] > 2 and r[3] > 2):
+        return -1
+    p = doc.parent[node]
+    for _ in range(6):
+        if p < 0:
+            return -1
+        b = doc.rects.get(p)
+        if b is not None and b[2] >= 8 and b[3] >= 8:
+            return p if p not in doc.visibility and doc.opacity.get(p, 1.0) > 0 else -1
+        p = doc.parent[p]
+    return -1
+
+
 def state_hash(url: str, page_content: str) -> str:
     """SHA-256 of the canonical bytes: JSON {"page_content": …, "url": …}, keys sorted, no spaces, UTF-8."""
     return hashlib.sha256(
@@ -523,7 +543,14 @@ async def element_boxes(
                 boxes[(sid, doc.backend[ni])] = (box, visible, doc.names[ni], text)
             for ni, name in enumerate(doc.names):
                 if doc.types[ni] == 1 and (sid, doc.backend[ni]) in boxes:
-                    boxes[(sid, doc.backend[ni])] = (*boxes[(sid, doc.backend[ni])][:2], name, doc.attributes(ni))
+                    attrs = doc.attributes(ni)
+                    box, visible = boxes[(sid, doc.backend[ni])][:2]
+                    if box[2] <= 2 or box[3] <= 2:  # a stand-in shows where what it stands for is (_offered)
+                        role = (attrs.get("role") or "").strip().lower()
+                        stand = builder.stand_for_box(doc, ni, name, role, attrs)
+                        if stand is not None:
+                            box, visible = stand
+                    boxes[(sid, doc.backend[ni])] = (box, visible, name, attrs)
     return boxes
 
 
@@ -1339,23 +1366,20 @@ class _Builder:
         return name in ("input", "textarea", "select") or role in STAND_IN_ROLES
 
     def _stands_for(self, doc: _Doc, node: int, name: str, role: str) -> int:
-        """For a keyboard target whose own box is tiny (at most 2 px across, wherever a library moved it), the
-        nearest ancestor within six levels that a person sees in the viewport (at least 8x8 px): what it stands
-        for (_offered); else -1."""
-        if name not in ("input", "textarea", "select") and role not in STAND_IN_ROLES:
-            return -1
-        r = doc.rects.get(node)
-        if r is None or (r[2] > 2 and r[3] > 2):
-            return -1
-        live, p = self._in_view(doc)[0], doc.parent[node]
-        for _ in range(6):
-            if p < 0:
-                break
-            b = doc.rects.get(p)
-            if b is not None and b[2] >= 8 and b[3] >= 8:
-                return p if p in live and p not in doc.visibility and doc.opacity.get(p, 1.0) > 0 else -1
-            p = doc.parent[p]
-        return -1
+        """For a keyboard target whose own box is tiny, wherever a library moved it, what it stands for when
+        a person sees that in the viewport (_stand_for); else -1."""
+        p = _stand_for(doc, node, name, role)
+        return p if p >= 0 and p in self._in_view(doc)[0] else -1
+
+    def stand_for_box(
+        self, doc: _Doc, node: int, name: str, role: str, attrs: dict[str, str]
+    ) -> tuple[tuple[float, float, float, float], bool] | None:
+        """For the accessibility views: the box of what a tiny keyboard target stands for, in or out of the
+        viewport, as the index finds it; None when it stands for nothing (_offered)."""
+        p = _stand_for(doc, node, name, role)
+        if p < 0 or not self._offered(doc, node, name, attrs, role, (0.0, 0.0, 0.0, 0.0), 1.0):
+            return None
+        return self.visible_box(doc, p)
 
     def _uncertain(self, doc: _Doc) -> tuple[list[int], list[int]]:
         """Possible index candidates the snapshot's geometry leaves open, and the styles that settle them.

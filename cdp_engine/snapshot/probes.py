@@ -37,7 +37,43 @@ PROBE_FUNCTION = """(still) => {
   if (s) return s.key(still);
   const p = {v: 1};
   // The key alone is what an index's direct action compares in the page (index/direct.py).
+  // While a finite animation of a property that shows, hides or moves something runs (a menu fading in), the
+  // state can change with no event: every probe is then a new version, so no state is served from the cache
+  // until it ends (endless ones, spinners, do not count). The same criterion as the settle's (settle_page.py).
+  const moves = new RegExp('^(opacity|visibility|display|content-?visibility|transform|translate|rotate|scale'
+    + '|width|height|min|max|top|left|right|bottom|inset|margin|padding|clip)', 'i');
+  const judged = new WeakMap();
+  // Every animation of the flat tree: document.getAnimations() leaves out those of elements in shadow trees,
+  // which each watched root gives (a web component's popup fading in). The settle reads them here too.
+  const watchedRoots = [];
+  p.animations = () => {
+    const all = document.getAnimations();
+    for (let i = watchedRoots.length - 1; i >= 0; i--) {
+      const root = watchedRoots[i];
+      if (!root.host.isConnected) { watchedRoots.splice(i, 1); roots.delete(root); continue; }
+      all.push(...root.getAnimations());
+    }
+    return all;
+  };
+  const moving = () => {
+    try {
+      for (const a of p.animations()) {
+        if (a.playState !== 'running' && !a.pending) continue;
+        let counts = judged.get(a);
+        if (counts === undefined) {
+          const t = a.effect ? a.effect.getComputedTiming() : null;
+          const props = a.transitionProperty ? [a.transitionProperty]
+            : (a.effect && a.effect.getKeyframes ? a.effect.getKeyframes().flatMap(k => Object.keys(k)) : []);
+          counts = !!t && isFinite(t.endTime) && props.some(q => moves.test(q));
+          judged.set(a, counts);
+        }
+        if (counts) return true;
+      }
+    } catch (e) {}
+    return false;
+  };
   p.key = (still) => {
+    if (moving()) p.v++;
     const vv = visualViewport;
     const key = `${p.v}:${scrollX},${scrollY}:${innerWidth},${innerHeight}:` +
       `${vv.width},${vv.height},${vv.pageLeft},${vv.pageTop}`;
@@ -50,6 +86,7 @@ PROBE_FUNCTION = """(still) => {
   const watched = {subtree: true, childList: true, attributes: true, characterData: true};
   const observer = new MutationObserver(bump);
   observer.observe(document, watched);
+  const roots = new WeakSet();
   const events = ['input', 'change', 'load', 'transitionend', 'animationend', 'toggle',
                   'focusin', 'focusout', 'pageshow', 'hashchange', 'popstate', 'fullscreenchange',
                   'transitioncancel', 'animationcancel', 'mouseover', 'mouseout'];
@@ -59,10 +96,10 @@ PROBE_FUNCTION = """(still) => {
   // change, toggle, load) are heard on the root itself. sweep() finds the open ones (and those inside a
   // root it is given: a closed one, handed over by the engine); watching a new one counts as a change, so a
   // state read before its watch began is never served again.
-  const roots = new WeakSet();
   p.watch = (root) => {
     if (roots.has(root)) return 0;
     roots.add(root);
+    watchedRoots.push(root);
     observer.observe(root, watched);
     root.addEventListener('scroll', bump, {capture: true, passive: true});
     for (const t of events) root.addEventListener(t, bump, {capture: true, passive: true});
@@ -95,7 +132,7 @@ PROBE_FUNCTION = """(still) => {
       if (live.some((c) => c.length) || smil.some((c) => c.length)) return '0';
       for (const v of videos) if (!v.paused) return '0';
       for (const img of document.images) if (animating.test(img.currentSrc || img.src)) return '0';
-      const effects = document.getAnimations();
+      const effects = p.animations();
       for (const a of effects) if (a.playState === 'running' || a.pending) return '0';
       return `1${effects.length}`;
     } catch (e) {

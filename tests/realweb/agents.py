@@ -19,6 +19,7 @@ from a fresh full capture (stale state; element index only, where the engine cac
 from __future__ import annotations
 
 import asyncio
+import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -302,7 +303,10 @@ class IndexAgent(Agent):
             if again["page_content"] != fresh["page_content"] or again["element_index"] != fresh["element_index"]:
                 return
             self.counters.stale_states += 1
-            self.counters.notes.append("a cached state differed from a fresh capture")
+            diff = difflib.unified_diff(
+                cached["page_content"].splitlines(), fresh["page_content"].splitlines(), lineterm="", n=0
+            )
+            self.counters.notes.append(f"a cached state differed from a fresh capture: {chr(10).join(diff)[:800]}")
 
 
 # ----- the browser toolset -------------------------------------------------------------------------------
