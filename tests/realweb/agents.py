@@ -198,7 +198,7 @@ class Agent:
                 return
             if loop.time() > end:
                 raise TaskFailed(f"{self.surface}/{self.mode}: {text!r} never showed")
-            await asyncio.sleep(0.05)  # noqa: ASYNC110 - an agent re-reads the page, as a model would
+            await asyncio.sleep(0.05)  # an agent re-reads the page after a while, as a model would
 
 
 # ----- the element index ---------------------------------------------------------------------------------
