@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from ..cdp.connection import CDPSession
-from ..errors import CDPEngineError
+from ..errors import CDPEngineError, ProtocolError
 from . import scripts
 
 _E = TypeVar("_E")
@@ -346,9 +346,12 @@ async def _aim(tab: InputTab, target: Target, *, resolve: bool) -> _Aim:
         sent.append(resolved)
     try:
         await asyncio.gather(*sent)
-    except BaseException:
+    except BaseException as exc:
         if resolved is not None:
             scripts.drop_resolve(session, resolved)
+        if isinstance(exc, ProtocolError) and ("layout object" in exc.message or "content quads" in exc.message):
+            # Chromium's words for an element that is not rendered: never shown to an agent raw.
+            raise NotClickableError("the element is not rendered (it has no layout box)", NOT_VISIBLE) from None
         raise
     quads_result, metrics = quads_future.result(), metrics_future.result()
     object_id = str(resolved.result()["object"]["objectId"]) if resolved is not None else None

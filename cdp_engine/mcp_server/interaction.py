@@ -61,10 +61,14 @@ SELECT_OPTIONS = """function(values) {
   if (el.tagName !== 'SELECT') return {error: 'not a <select> element'};
   if (!el.multiple && values.length > 1) return {error: 'the <select> does not allow multiple selection'};
   const options = [...el.options];
-  const missing = values.filter(v => !options.some(o => o.value === v));
-  if (missing.length) return {error: 'no option with value ' + missing.map(v => JSON.stringify(v)).join(', ')};
+  // As Playwright's selectOption: a value names an option by its value, else by its label.
+  const norm = s => s.replace(/\\s+/g, ' ').trim();
+  const pick = v => options.find(o => o.value === v) || options.find(o => norm(o.label) === norm(v));
+  const missing = values.filter(v => !pick(v));
+  if (missing.length) return {error: 'no option with value or label ' + missing.map(v => JSON.stringify(v)).join(', ')};
   if (el.disabled) return {error: 'the <select> is disabled'};
-  for (const o of options) o.selected = values.includes(o.value);
+  const chosen = new Set(values.map(pick));
+  for (const o of options) o.selected = chosen.has(o);
   el.dispatchEvent(new Event('input', {bubbles: true}));
   el.dispatchEvent(new Event('change', {bubbles: true}));
   return {selected: options.filter(o => o.selected).map(o => o.value)};

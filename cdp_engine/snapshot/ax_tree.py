@@ -122,6 +122,14 @@ async def capture_ax_tree(tab: Tab, *, interactive: str = "strict") -> AXNode | 
     return roots.get(tab.main_frame_id)
 
 
+# Controls a view offers as targets: one that the page keeps at no size and that stands for nothing is left
+# out with its subtree (its options), as the element index leaves it out (capture.py: _offered).
+CONTROL_ROLES = frozenset({
+    "combobox", "listbox", "option", "textbox", "searchbox", "checkbox", "radio", "switch", "button", "link",
+    "menuitem", "tab", "slider", "spinbutton",
+})
+
+
 def _build(
     nodes: list[dict[str, Any]],
     session: CDPSession,
@@ -150,7 +158,7 @@ def _build(
         if backend is not None:
             info = boxes.get((sid, backend))
             if info is not None:
-                node.box, node.visible, node.tag, node.attributes = info
+                node.box, node.visible, node.tag, node.attributes, _offered = info
             if node.role == "Iframe" or node.tag in ("iframe", "frame"):
                 owner_nodes[(sid, backend)] = node
             node.reason = reasons.get((sid, backend))
@@ -173,6 +181,10 @@ def _build(
                 stack.append((child_raw, node))
                 continue
             child = make(child_raw)
+            if child.role in CONTROL_ROLES and child.backend_node_id is not None:
+                info = boxes.get((sid, child.backend_node_id))
+                if info is not None and not info[4]:
+                    continue  # a control of no size that stands for nothing, with its options: not offered
             node.children.append(child)
             stack.append((child_raw, child))
     _propagate_visibility(root)

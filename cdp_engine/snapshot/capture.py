@@ -497,7 +497,9 @@ class _Doc:
 
 # An element's box in top-level viewport CSS px, whether any of it shows, its tag and its attributes. A text node
 # has one too: its tag is "#text" and its rendered text (spaces kept, as text_join reads them) is under "#text".
-ElementBox = tuple[tuple[float, float, float, float], bool, str, dict[str, str]]
+# The last field: whether the element is offered as a target at all (a control of no size that stands for nothing
+# is not: a library's visually hidden original <select>, a zero-size accessibility listbox), as the index decides.
+ElementBox = tuple[tuple[float, float, float, float], bool, str, dict[str, str], bool]
 
 
 async def element_boxes(
@@ -540,17 +542,20 @@ async def element_boxes(
                 if doc.visibility.get(ni, "visible") in ("hidden", "collapse"):
                     visible = False
                 text = {"#text": doc.text_of.get(ni, "")} if doc.types[ni] == 3 else {}
-                boxes[(sid, doc.backend[ni])] = (box, visible, doc.names[ni], text)
+                boxes[(sid, doc.backend[ni])] = (box, visible, doc.names[ni], text, True)
             for ni, name in enumerate(doc.names):
                 if doc.types[ni] == 1 and (sid, doc.backend[ni]) in boxes:
                     attrs = doc.attributes(ni)
                     box, visible = boxes[(sid, doc.backend[ni])][:2]
+                    offered = True
                     if box[2] <= 2 or box[3] <= 2:  # a stand-in shows where what it stands for is (_offered)
                         role = (attrs.get("role") or "").strip().lower()
                         stand = builder.stand_for_box(doc, ni, name, role, attrs)
                         if stand is not None:
                             box, visible = stand
-                    boxes[(sid, doc.backend[ni])] = (box, visible, name, attrs)
+                        else:
+                            visible, offered = False, False
+                    boxes[(sid, doc.backend[ni])] = (box, visible, name, attrs, offered)
     return boxes
 
 
@@ -1151,8 +1156,8 @@ class _Builder:
         # transparent element may still be a target (_offered): hidden only by its opacity, it is judged there.
         transparent = opacity <= 0 and node in doc.rects and node not in doc.visibility
         stands_for = -1
-        if (not hidden or transparent) and node not in doc.inert and name != "option" and node not in self._in_view(doc)[0]:
-            stands_for = self._stands_for(doc, node, name, role_attr)  # a tiny keyboard target moved aside
+        if (not hidden or transparent) and node not in doc.inert and name != "option":
+            stands_for = self._stands_for(doc, node, name, role_attr)  # a tiny keyboard target, under or aside
         if (not hidden or transparent) and node not in doc.inert and (
             self._select_indexed(doc, node) if name == "option" else (node in self._in_view(doc)[0] or stands_for >= 0)
         ):
