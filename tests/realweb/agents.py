@@ -28,10 +28,32 @@ import cdp_engine
 from cdp_engine.mcp_server import BrowserTools
 from cdp_engine.toolset.executor import BrowserToolset
 
+# Every trusted input event a page receives, with the elements it reached (tag|label|text of the first few on its
+# composed path): the agents count wrong-element actions and silent no-ops from it. Installed in every document
+# of the browser before the page's own scripts (conftest.py), so real apps have it as the bundled pages do.
+RECORDER = """(() => {
+  if (window.__events) return;
+  window.__events = [];
+  window.__document = Math.random();  // tells a new document (a navigation) from this one
+  const describe = (el) => {
+    const label = el.getAttribute('aria-label') || el.getAttribute('name') || el.getAttribute('placeholder') || '';
+    return `${el.localName}|${label}|${(el.textContent || '').trim().slice(0, 60)}`;
+  };
+  for (const type of ['pointerdown', 'click', 'keydown', 'input', 'change']) {
+    window.addEventListener(type, (ev) => {
+      if (!ev.isTrusted && type !== 'input' && type !== 'change') return;
+      const path = ev.composedPath().filter((n) => n.nodeType === 1).slice(0, 8).map(describe);
+      window.__events.push({type, path, trusted: ev.isTrusted});
+    }, {capture: true});
+  }
+})()"""
+
 FIELD_ROLES = {"textbox", "searchbox", "combobox", "spinbutton"}
 CHOOSER_ROLES = {"combobox", "listbox", "button"}
 OPTION_ROLES = {"option", "menuitem", "menuitemradio", "treeitem", "gridcell"}
 CHECK_ROLES = {"checkbox", "switch", "radio", "menuitemcheckbox"}
+ATTEMPTS = 40  # reads (and scrolls) before an agent gives up finding a control
+DAY_ROLES = {"option", "gridcell", "button", "generic", "cell", "link", "td", "span", "div"}
 
 
 class TaskFailed(Exception):
@@ -48,6 +70,7 @@ class Entry:
     checked: bool | None = None
     value: str | None = None
     label: str = ""  # the text a reader takes as its label (the element index: the text just before it)
+    text: str = ""  # its visible text, where the surface gives it apart from the name (the element index)
 
 
 @dataclass
@@ -107,7 +130,7 @@ class Agent:
 
     async def find(self, roles: set[str], name: str, *, exact: bool = False, scroll: bool = True) -> Entry:
         want = norm(name)
-        for attempt in range(12):
+        for attempt in range(ATTEMPTS):
             entries = await self.entries()
             matches = [
                 e for e in entries
@@ -115,11 +138,13 @@ class Agent:
                                         or (not exact and want and want in norm(e.name)))
             ]  # fmt: skip
             exact_matches = [e for e in matches if want in (norm(e.name), norm(e.label))]
+            # "Orders" before "ORDERS": the name as written first, as a reader matches it.
+            exact_matches.sort(key=lambda e: e.name.strip() != name)
             if not matches:  # a field named by the words before it ("City Select..."): the label starts them
                 matches = [e for e in entries if e.role in roles and want and norm(e.label).startswith(want + " ")]
             if exact_matches or matches:
                 return (exact_matches or matches)[0]
-            if not scroll or attempt == 11:
+            if not scroll or attempt == ATTEMPTS - 1:
                 break
             if await self.do_scroll(None) is not None:
                 break
@@ -135,11 +160,17 @@ class Agent:
         await self.after_action()
 
     async def events(self) -> list[dict[str, Any]]:
-        return list(await self.evaluate("window.__events.splice(0)") or [])
+        """The trusted events the page received since the last read (none read before an action)."""
+        document, events = await self.evaluate("[window.__document, window.__events.splice(0)]")
+        self.navigated = document != getattr(self, "document", document)
+        self.document = document
+        return list(events or [])
 
     async def watched(self, what: str, name: str, error_or_none: Any) -> None:
         """Count a click that reached nothing (no trusted event) or reached another element than `name`."""
         events = await self.events()
+        if self.navigated:
+            return  # the click loaded another document: its events went with the old one
         if error_or_none is None:
             pressed = [e for e in events if e["type"] in ("pointerdown", "click") and e["trusted"]]
             if not pressed:
@@ -149,8 +180,8 @@ class Agent:
                 self.counters.wrong_element += 1
                 self.counters.notes.append(f"{what} {name!r}: the press reached {pressed[0]['path'][:2]}")
 
-    async def click(self, roles: set[str], name: str, *, exact: bool = False) -> None:
-        entry = await self.find(roles, name, exact=exact)
+    async def click(self, roles: set[str], name: str, *, exact: bool = False, scroll: bool = True) -> None:
+        entry = await self.find(roles, name, exact=exact, scroll=scroll)
         await self.events()
         error = await self.do_click(entry)
         await self.watched("click", name, error)
@@ -163,7 +194,10 @@ class Agent:
     async def choose(self, label: str, option: str, *, search: str | None = None) -> None:
         """Pick `option` in the control labelled `label`: a native select by the surface's select action; a
         custom one by opening it (a click, or typing `search` into it) and clicking the option."""
-        control = await self.find(CHOOSER_ROLES | FIELD_ROLES, label)
+        try:
+            control = await self.find(CHOOSER_ROLES | FIELD_ROLES, label, scroll=False)
+        except TaskFailed:  # a control drawn without a role, named by its placeholder or its label
+            control = await self.find(CHOOSER_ROLES | FIELD_ROLES | {"generic", "div", "label"}, label)
         if await self.do_select(control, option) is None:
             await self.act(f"choose {option!r}", None)
             return
@@ -174,7 +208,36 @@ class Agent:
             error = await self.do_click(control)
             await self.watched("open", label, error)
             await self.act(f"open {label!r}", error)
-        await self.click(OPTION_ROLES, option, exact=True)
+        # The option by its role; a list a library draws without roles offers it as what it is (extended mode:
+        # a generic clickable with the option's text), which a reader takes as the option all the same.
+        try:
+            await self.click(OPTION_ROLES, option, exact=True, scroll=False)
+        except TaskFailed:
+            await self.click(OPTION_ROLES | {"generic", "div", "li", "span"}, option, exact=True)
+
+    async def pick_day(self, label: str, day: str) -> None:
+        """Open the date control labelled `label` (a click) and click the day `day` of the calendar it shows."""
+        control = await self.find(FIELD_ROLES | CHOOSER_ROLES, label)
+        await self.events()
+        error = await self.do_click(control)
+        await self.watched("open", label, error)
+        await self.act(f"open {label!r}", error)
+        want = re.compile(rf"(^|\D){re.escape(day)}(\D|$)")
+        for _ in range(5):  # the calendar may draw a moment after the click answered: read again
+            for entry in await self.entries():
+                if entry.role in DAY_ROLES and (norm(entry.text) == day or norm(entry.name) == day or want.search(entry.name)):
+                    await self.events()
+                    error = await self.do_click(entry)
+                    await self.watched("pick", "", error)
+                    await self.act(f"pick day {day}", error)
+                    return
+        shown = ", ".join(f"{e.role} {e.name!r}" for e in (await self.entries())[:80])
+        raise TaskFailed(f"{self.surface}/{self.mode}: no day {day} in the calendar; the view has: {shown}")
+
+    async def write(self, label: str, text: str) -> None:
+        """Type into the editor labelled `label` (a rich-text or code editor)."""
+        entry = await self.find(FIELD_ROLES | {"generic", "div"}, label)
+        await self.act(f"write into {label!r}", await self.do_type(entry, text))
 
     async def check(self, label: str) -> None:
         entry = await self.find(CHECK_ROLES | {"label"}, label)
@@ -245,11 +308,16 @@ class IndexAgent(Agent):
         out = []
         for key, el in state["element_index"].items():
             role = index_role(el)
-            name = el["aria-label"] or el["text_content"] or el["attributes"]["placeholder"] or ""
+            value_named = el["tag"] == "input" and role == "button"  # <input type=submit value="Log in">
+            name = (el["aria-label"] or el["text_content"] or el["attributes"]["placeholder"]
+                    or (el["attributes"]["value"] if value_named else "") or "")  # fmt: skip
             label = before.get(key, "")
-            if role in FIELD_ROLES | CHECK_ROLES and not el["aria-label"]:
+            if role in FIELD_ROLES and not el["aria-label"]:
                 name = label or name
-            out.append(Entry(key, role, name, el["attributes"]["checked"], el["attributes"]["value"], label))
+            elif role in CHECK_ROLES and not el["aria-label"] and not norm(el["text_content"]):
+                name = label or name  # a box whose label is beside it; one that holds its text is named by it
+            out.append(Entry(key, role, name, el["attributes"]["checked"], el["attributes"]["value"], label,
+                             el["text_content"] or ""))  # fmt: skip
         # A label element's text names the next field (strict mode shows the label and the field).
         keyed = {e.key: e for e in out}
         for key, el in state["element_index"].items():
@@ -293,15 +361,18 @@ class IndexAgent(Agent):
         return await self.tab.evaluate(expression)
 
     async def after_action(self) -> None:
-        """A state read now (cached when the page did not change) must equal a fresh full capture."""
+        """A state read now (cached when the page did not change) must equal a fresh full capture, unless the
+        page's change probe saw a change in between (the page went on changing after the action: a delayed
+        close, a timer): only a difference the probe did not see is a stale state."""
+        index = cdp_engine.ElementIndex.of(self.tab)
         cached = await self.tab.state(interactive=self.mode, screenshot=False)
-        cdp_engine.ElementIndex.of(self.tab).capturer.invalidate()
+        key = index.current.version_key if index.current is not None else None
+        index.capturer.invalidate()
         fresh = await self.tab.state(interactive=self.mode, screenshot=False)
         if (cached["page_content"], cached["element_index"]) != (fresh["page_content"], fresh["element_index"]):
-            # A page still animating differs by itself: read once more after it had time to settle.
-            again = await self.tab.state(interactive=self.mode, screenshot=False)
-            if again["page_content"] != fresh["page_content"] or again["element_index"] != fresh["element_index"]:
-                return
+            now = index.current.version_key if index.current is not None else None
+            if key is None or key != now or key[0] is None:
+                return  # the probe saw the page change between the two reads
             self.counters.stale_states += 1
             diff = difflib.unified_diff(
                 cached["page_content"].splitlines(), fresh["page_content"].splitlines(), lineterm="", n=0
@@ -342,6 +413,21 @@ class ToolsetAgent(Agent):
         text, _ = await self.call("get_page_text")
         return text
 
+    async def find(self, roles: set[str], name: str, *, exact: bool = False, scroll: bool = True) -> Entry:
+        """read_page's interactive list first; then the `find` member, as a model asks for what it cannot see
+        in that list (an option a library draws without a role)."""
+        try:
+            return await super().find(roles, name, exact=exact, scroll=False)
+        except TaskFailed:
+            found, is_error = await self.call("find", query=name)
+            for line in found.splitlines() if not is_error else []:
+                m = _TS_LINE.match(line)
+                if m and norm(name) in norm(line):
+                    return Entry(m.group("ref"), m.group("role"), m.group("name") or name)
+            if not scroll:
+                raise
+            return await super().find(roles, name, exact=exact, scroll=True)
+
     async def do_click(self, entry: Entry) -> str | None:
         text, is_error = await self.call("left_click", target={"type": "ref", "ref": entry.key})
         return text if is_error else None
@@ -360,6 +446,18 @@ class ToolsetAgent(Agent):
             out, is_error = await self.call("type", text=text)
             error = out if is_error else None
         return error
+
+    async def do_select(self, entry: Entry, option: str) -> str | None:
+        """form_input sets a native select by the option's value or text; anything else is 'not native'. A
+        native select is the combobox read_page lists with its options right under it (a custom one lists
+        none until it is opened, and form_input would only type into its text field)."""
+        entries = await self.entries()
+        keys = [e.key for e in entries]
+        at = keys.index(entry.key) if entry.key in keys else -1
+        if entry.role != "combobox" or at < 0 or at + 1 >= len(entries) or entries[at + 1].role != "option":
+            return "not native"
+        _out, is_error = await self.call("form_input", target={"type": "ref", "ref": entry.key}, value=option)
+        return "not native" if is_error else None
 
     async def do_scroll(self, entry: Entry | None) -> str | None:
         """Bring the last control the page lists into view (scroll_to: a list's rows past its visible ones are
@@ -381,6 +479,7 @@ class ToolsetAgent(Agent):
 # ----- MCP -----------------------------------------------------------------------------------------------
 
 _MCP_LINE = re.compile(r'^\s*- (?P<role>[\w-]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?(?P<rest>.*?)\[ref=(?P<ref>e\d+)\](?P<tail>.*)$')
+_MCP_INLINE = re.compile(r"\]: (?P<text>.+)$")  # "- generic [ref=e18]: Research": the text it holds
 
 
 class McpAgent(Agent):
@@ -406,7 +505,10 @@ class McpAgent(Agent):
             if m:
                 flags = m.group("rest") + m.group("tail")
                 checked = True if "[checked]" in flags else (False if "[checked=false]" in flags else None)
-                out.append(Entry(m.group("ref"), m.group("role"), (m.group("name") or "").replace('\\"', '"'), checked))
+                inline = _MCP_INLINE.search(line)
+                text = inline.group("text").strip().strip('"') if inline else ""
+                name = (m.group("name") or "").replace('\\"', '"') or text
+                out.append(Entry(m.group("ref"), m.group("role"), name, checked, text=text))
         return out
 
     async def page_text(self) -> str:

@@ -12,6 +12,12 @@ import pytest
 import pytest_asyncio
 from aiohttp import web
 
+import cdp_engine
+from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
+from cdp_engine.toolset.executor import BrowserToolset, ToolsetConfig
+
+from .agents import RECORDER, Agent, IndexAgent, McpAgent, ToolsetAgent
+
 PAGES = Path(__file__).parent / "pages"
 
 
@@ -28,6 +34,12 @@ class ComponentSite:
 
     def page(self, name: str) -> str:
         return f"{self.url}/realweb/{name}.html"
+
+
+@pytest_asyncio.fixture(scope="session", autouse=True)
+async def recorder(browser: cdp_engine.Browser) -> None:
+    """The agents' record of trusted input events, in every document of the session's browser."""
+    await browser.add_init_script(RECORDER)
 
 
 @pytest_asyncio.fixture(scope="session")
@@ -50,3 +62,38 @@ async def components() -> AsyncIterator[ComponentSite]:
     site.url = f"http://127.0.0.1:{runner.addresses[0][1]}"
     yield site
     await runner.cleanup()
+
+
+SURFACES = [("index", "strict"), ("index", "extended"), ("toolset", "strict"), ("toolset", "extended"),
+            ("mcp", "strict"), ("mcp", "extended")]  # fmt: skip
+
+
+@pytest_asyncio.fixture
+async def make_agent(
+    browser: cdp_engine.Browser, context: cdp_engine.BrowserContext
+) -> AsyncIterator[Any]:
+    closers: list[Any] = []
+
+    async def make(surface: str, mode: str, url: str) -> Agent:
+        if surface == "index":
+            tab = await context.new_tab()
+            assert isinstance(tab, cdp_engine.AgentTab)
+            await tab.goto(url, wait_until="load")
+            return IndexAgent(tab, mode)
+        if surface == "toolset":
+            ts = await BrowserToolset(browser, context=context, config=ToolsetConfig(interactive=mode)).start()
+            closers.append(ts.close)
+            _content, is_error = await ts.call("navigate", {"url": url})
+            assert not is_error, _content
+            return ToolsetAgent(ts, mode)
+        manager = InstanceManager(Config(interactive=mode), browser=browser)
+        closers.append(manager.close)
+        tools = BrowserTools(manager)
+        assert (await tools.call("browser_create_instance", {"name": "t"}))["status"] == "success"
+        env = await tools.call("browser_navigate", {"instance": "t", "url": url})
+        assert env["status"] == "success", env
+        return McpAgent(tools, mode)
+
+    yield make
+    for close in closers:
+        await close()

@@ -1,9 +1,10 @@
 // Bundles each page of src/ into ../pages/<name>.html + chunks (one shared copy of React and friends).
 // Run by tools/build-realweb-pages.sh; the output is committed so the suite needs no npm at test time.
 import {build} from 'esbuild';
-import {mkdirSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
+import {existsSync, mkdirSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
 
-const PAGES = ['mui', 'react-select', 'radix', 'headless', 'virtual-list', 'shoelace'];
+const PAGES = ['mui', 'react-select', 'radix', 'headless', 'virtual-list', 'shoelace', 'antd', 'react-datepicker',
+  'bootstrap', 'tom-select', 'flatpickr', 'quill', 'codemirror'];
 const out = new URL('../pages/', import.meta.url).pathname;
 rmSync(out, {recursive: true, force: true});
 mkdirSync(out, {recursive: true});
@@ -17,8 +18,9 @@ await build({
   chunkNames: 'chunks/[name]-[hash]', legalComments: 'none', logLevel: 'warning',
 });
 for (const page of PAGES) {
+  const css = existsSync(`${out}${page}.css`) ? `<link rel="stylesheet" href="./${page}.css">` : '';
   writeFileSync(`${out}${page}.html`, `<!doctype html><html lang="en"><head><meta charset="utf-8">
-<title>${page}</title><meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<title>${page}</title><meta name="viewport" content="width=device-width, initial-scale=1">${css}</head>
 <body><div id="root"></div><script type="module" src="./${page}.js"></script></body></html>
 `);
 }
