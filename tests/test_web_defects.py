@@ -454,3 +454,21 @@ async def test_the_state_after_a_click_waits_for_a_fade_in_inside_a_shadow_root(
     options = [el["text_content"] for el in after["element_index"].values() if el["role"] == "option"]
     assert options == ["Small", "Large"], after["page_content"]
     assert await tab.state(interactive="extended") == after
+
+
+@pytest.mark.parametrize("scale", [1.5, 2])
+@pytest.mark.parametrize(("page", "label"), [("scrolled", "Lower button"), ("long", "Bottom button"), ("box", "Inner button")])
+async def test_clicks_land_at_a_device_scale_factor_other_than_1(
+    context: cdp_engine.BrowserContext, site: Any, scale: float, page: str, label: str
+) -> None:
+    # CSS pixels all the way: the quads, the hit test's point and the dispatched events do not depend on it.
+    html = {"scrolled": SCROLLED_A_LITTLE, "long": LONG_PAGE, "box": CONTAINER}[page]
+    tab = await context.new_tab()
+    assert isinstance(tab, cdp_engine.AgentTab)
+    await tab.session.send(
+        "Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 720, "deviceScaleFactor": scale, "mobile": False}
+    )
+    driver = IndexDriver(tab)
+    await driver.open(site.add(f"/defects/dsf-{page}-{scale}", html))
+    assert await driver.click(label) is None
+    assert await driver.evaluate("clicks") == [label]
