@@ -465,7 +465,7 @@ async def read_guard(tab: InputTab, x: float, y: float) -> None:
             "Runtime.callFunctionOn",
             {"objectId": guard.object_id, "functionDeclaration": GUARD_VERDICT, "returnByValue": True},
         )
-        verdict.add_done_callback(_quiet)
+        verdict.add_done_callback(scripts.retrieve_quietly)
         either: list[asyncio.Future[Any]] = [verdict, guard.navigated]
         await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         if not verdict.done() or verdict.exception() is not None:
@@ -477,11 +477,6 @@ async def read_guard(tab: InputTab, x: float, y: float) -> None:
             )
     finally:
         guard.close()
-
-
-def _quiet(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()
 
 
 # ----- typing -----------------------------------------------------------------------------------------

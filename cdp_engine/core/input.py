@@ -122,11 +122,6 @@ def input_state(tab: InputTab) -> InputState:
     return InputState.of(tab)
 
 
-def _quiet(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()
-
-
 # ----- pointer --------------------------------------------------------------------------------------
 
 

@@ -16,9 +16,12 @@ from ..cdp.connection import CDPSession
 from ..errors import JavaScriptError
 
 
-def _quiet(future: asyncio.Future[Any]) -> None:
+def retrieve_quietly(future: asyncio.Future[Any]) -> None:
+    """A done callback for a command whose answer nobody awaits: its exception is retrieved (no 'never
+    retrieved' warning), as a release or an arming whose failure changes nothing."""
     if not future.cancelled():
         future.exception()
+
 
 
 def exception_text(details: dict[str, Any], fallback: str = "script failed") -> str:
@@ -134,7 +137,7 @@ def drop_resolve(session: CDPSession, resolved: asyncio.Future[dict[str, Any]]) 
 
 def release(session: CDPSession, object_id: str) -> None:
     """Release a remote object without waiting (a gone context released it already)."""
-    session.send("Runtime.releaseObject", {"objectId": object_id}).add_done_callback(_quiet)
+    session.send("Runtime.releaseObject", {"objectId": object_id}).add_done_callback(retrieve_quietly)
 
 
 async def call_on_node(

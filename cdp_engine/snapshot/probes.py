@@ -15,6 +15,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from ..cdp.connection import CDPSession
+from ..core.scripts import retrieve_quietly
 from ..core.worlds import Worlds
 from ..errors import CDPEngineError
 
@@ -311,13 +312,8 @@ class ChangeProbes:
             await asyncio.gather(*[one(h) for h in hosts], return_exceptions=True)
         finally:
             if not session.closed:
-                session.send("Runtime.releaseObjectGroup", {"objectGroup": ROOTS_GROUP}).add_done_callback(_retrieve)
+                session.send("Runtime.releaseObjectGroup", {"objectGroup": ROOTS_GROUP}).add_done_callback(retrieve_quietly)
 
     @staticmethod
     def key_is_stable(key: tuple[Any, ...]) -> bool:
         return key[0] is not None and all(part[2] not in (None, 0) for part in key[1:])
-
-
-def _retrieve(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()
