@@ -40,7 +40,9 @@ GOLDEN = {
     "accordion": "bd84dafb3862cd106c8775c8d6307d27263f696e1eb3e68c6da001ceb9e88797",
     "autocomplete": "3bbf1bac20bb8a73c09601b4817febca4f0d7743632236c14bca703dc9319b87",
     "rows": "be83f410dcc353fbb61f125b72d01731553ec0b5ba02eff3ad0a402911bf03b3",
-    "editor": "e69eea7d35f93df823f9a48ee246c28be9aae2a5c1acdf839f7efbd72393ab5c",
+    # Issue 31 changed this page's strict state on purpose: the visually hidden checkbox inside the "Dark mode"
+    # label is now offered as the label it stands for, with its checked state (docs/real-web.md, "Visible").
+    "editor": "5ed7e1e4959160f2ba60240e9bfa88aa0a1d6abaa5a5e5e0068178c2c97548d2",
     "shadow": "cd3ff6b2fae3f978a366c83f9feac3bfbf369df7d8a1e952315ca91f020fa2e9",
     "misc": "99c51492610aa75a53cacea86e7f6158596884305dd00a4ee83a2e942a58eb7f",
     "form": "ca56ca6d7c3d57a98db3b0d53049dc604a9bc885fd7e637176e55008be96cbb5",

@@ -247,6 +247,17 @@ def _string_index(strings: list[str], value: str) -> int:
         return -2
 
 
+def _keyboard_target(name: str, attrs: dict[str, str]) -> bool:
+    """Whether a keyboard reaches the element: in the tab order (tabindex 0 or more, or a natively focusable
+    control without tabindex -1) and not aria-hidden."""
+    if attrs.get("aria-hidden") == "true":
+        return False
+    tabindex = attrs.get("tabindex", "").strip()
+    if tabindex:
+        return tabindex.lstrip("-").isdigit() and not tabindex.startswith("-")
+    return name in ("input", "select", "textarea", "button") or (name == "a" and "href" in attrs)
+
+
 def _stand_for(doc: _Doc, node: int, name: str, role: str) -> int:
     """The element a keyboard target stands for when its own box is tiny (at most 2 px across): the nearest
     ancestor within six levels of at least 8x8 px, if a person sees it (not hidden, not transparent); -1 for
@@ -497,8 +508,9 @@ class _Doc:
 
 # An element's box in top-level viewport CSS px, whether any of it shows, its tag and its attributes. A text node
 # has one too: its tag is "#text" and its rendered text (spaces kept, as text_join reads them) is under "#text".
-# The last field: whether the element is offered as a target at all (a control of no size that stands for nothing
-# is not: a library's visually hidden original <select>, a zero-size accessibility listbox), as the index decides.
+# The last field: whether the element is offered as a target at all: a control of no size that stands for nothing
+# and that no keyboard reaches is not (a library's visually hidden original <select> out of the tab order, a
+# zero-size accessibility listbox's options).
 ElementBox = tuple[tuple[float, float, float, float], bool, str, dict[str, str], bool]
 
 
@@ -553,7 +565,7 @@ async def element_boxes(
                         stand = builder.stand_for_box(doc, ni, name, role, attrs)
                         if stand is not None:
                             box, visible = stand
-                        else:
+                        elif not _keyboard_target(name, attrs):  # no size, no focus: a person cannot reach it
                             visible, offered = False, False
                     boxes[(sid, doc.backend[ni])] = (box, visible, name, attrs, offered)
     return boxes
