@@ -95,7 +95,7 @@ TEXT_CAP = 200  # chars of text_content per element
 STAND_IN_ROLES = frozenset({"combobox", "textbox", "searchbox", "listbox", "spinbutton"})  # keyboard targets
 # Only the styles every node needs (hidden text, transparent subtrees). Clipping (overflow, position) and
 # occluder exemption (pointer-events) concern a few in-view boxes at most: VERIFY_SCRIPT asks for those.
-SNAPSHOT_STYLES = ["visibility", "opacity", "content-visibility"]
+SNAPSHOT_STYLES = ["visibility", "opacity"]
 EXTENDED_STYLES = [*SNAPSHOT_STYLES, "cursor"]  # extended mode: where cursor: pointer starts
 VERIFY_GROUP = "cdp-engine-verify"
 # Runs in the isolated world with the uncertain nodes as arguments: the first `clips` are elements that
@@ -394,8 +394,7 @@ class _Doc:
         self.no_pointer: set[int] = set()  # covering boxes with pointer-events:none
         self.cover_rect: dict[int, tuple[float, float, float, float]] = {}  # covering boxes: clipped extent
         # Most boxes have every style at its default: compare whole rows at C speed, decode the rest.
-        usual = [where["visible"], where["1"], where["visible"]]  # content-visibility's default is visible too
-        skips_content: list[int] = []  # content-visibility: hidden (hidden=until-found's UA style too)
+        usual = [where["visible"], where["1"]]
         unset = {-1, where[""]}
         styles = layout["styles"]
         # Extended mode (snapshot/extended.py): the nodes DOMSnapshot calls clickable, and those whose
@@ -422,9 +421,7 @@ class _Doc:
                 continue  # the document's own layout object has no styles
             ni = self.node_index[li]
             vis, op = row[0], row[1]
-            if row[2] == where["hidden"]:
-                skips_content.append(ni)
-            if len(row) > 3 and row[3] == pointer_id:
+            if len(row) > 2 and row[2] == pointer_id:
                 self.pointer.add(ni)
             if vis == where["hidden"] or vis == where["collapse"]:
                 self.visibility[ni] = strings[vis]
@@ -440,7 +437,7 @@ class _Doc:
                 for n in [n for n, a in enumerate(self.attrs) if a and not flag_names.isdisjoint(a)]
                 if not flag_names.isdisjoint(self.attrs[n][0::2])
             }
-        self.unrendered, self.inert = self._not_rendered(strings, node_names, skips_content)
+        self.unrendered, self.inert = self._not_rendered(strings, node_names)
         # Attribute names page_content shows: an element without any renders as its bare tag.
         self.content_attr_ids = {where[a] for a in CONTENT_ATTRS} - {-2}
         self.offset = (0.0, 0.0)
@@ -448,21 +445,23 @@ class _Doc:
             strings.append("")  # index -1, an empty attribute value, reads ""
         self.texts = strings
 
-    def _not_rendered(
-        self, strings: list[str], node_names: list[int], skips_content: list[int]
-    ) -> tuple[set[int], set[int]]:
-        """Nodes that have layout boxes but are not painted, and nodes that cannot take input: the content of
-        an element with content-visibility: hidden (`skips_content`; hidden=until-found is that too) and of a
-        closed <details> (all but its first <summary>: the UA's slot is what hides it, outside the light
-        tree), which Chromium keeps boxes for and skips in paint, so they must neither be indexed nor cover
-        anything; and every node inside an `inert` element (shown, never a target). Only documents whose
-        string table holds these names pay for the look."""
+    def _not_rendered(self, strings: list[str], node_names: list[int]) -> tuple[set[int], set[int]]:
+        """Nodes that have layout boxes but are not painted, and nodes that cannot take input, from what the
+        markup says: the content of a closed <details> (all but its first <summary>: the UA's slot hides it,
+        outside the light tree) and of an element hidden until found, which Chromium keeps boxes for and skips
+        in paint, so they must neither be indexed nor cover anything; and every node inside an `inert` element
+        (shown, never a target). Only documents whose string table holds these names pay for the look.
+
+        Why not the computed content-visibility, which would also catch an author's `content-visibility:
+        hidden`: one more style column makes every DOMSnapshot slower on every page (measured: +25 % on a page
+        of 1,000 controls), for a style pages rarely set; docs/real-web.md lists it as a known limit."""
         unrendered: set[int] = set()
         inert: set[int] = set()
         details_name = _string_index(strings, "DETAILS")
-        open_id, inert_id = _string_index(strings, "open"), _string_index(strings, "inert")
+        open_id, hidden_id, inert_id = (_string_index(strings, a) for a in ("open", "hidden", "inert"))
+        until_found = _string_index(strings, "until-found")
         end, parent, names, attrs = self.end, self.parent, self.names, self.attrs
-        roots: list[int] = [c for n in skips_content for c in range(n + 1, end[n]) if parent[c] == n]
+        roots: list[int] = []
         if details_name != -2:
             for d in [i for i, n in enumerate(node_names) if n == details_name]:
                 if open_id in attrs[d][0::2]:
@@ -475,10 +474,15 @@ class _Doc:
                     else:
                         roots.append(c)
                     c = end[c]
-        if inert_id != -2:
-            for n in [n for n, a in enumerate(attrs) if a and inert_id in a]:
-                if inert_id in attrs[n][0::2]:
-                    inert.update(range(n, end[n]))
+        ids = {hidden_id if until_found != -2 else -2, inert_id} - {-2}
+        if ids:
+            for n in [n for n, a in enumerate(attrs) if a and not ids.isdisjoint(a)]:
+                pairs = attrs[n]
+                for k in range(0, len(pairs), 2):
+                    if pairs[k] == hidden_id and pairs[k + 1] == until_found:
+                        roots.extend(c for c in range(n + 1, end[n]) if parent[c] == n)
+                    elif pairs[k] == inert_id:
+                        inert.update(range(n, end[n]))
         for r in roots:
             unrendered.update(range(r, end[r]))
         return unrendered, inert
