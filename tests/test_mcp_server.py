@@ -20,6 +20,7 @@ mcp = pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from cdp_engine.mcp_server.caps import CAPS  # noqa: E402
 
@@ -97,6 +98,10 @@ async def scenario(client: Client, site: Any) -> None:
     assert stale["error_type"] == "stale_ref" and stale["operation"]["outcome"] == "not_started"
     invalid = envelope(await client.call_tool("browser_navigate", {"instance": "e2e", "url": 3}))
     assert invalid["error_type"] == "invalid_params"
+    # An unknown tool is a JSON-RPC error -32602, as the MCP specification's tools section shows.
+    with pytest.raises(MCPError) as unknown:
+        await client.call_tool("browser_no_such_tool", {})
+    assert unknown.value.code == -32602 and "browser_no_such_tool" in unknown.value.message
     # A tool outside the selected caps is refused, naming the caps that enable it.
     tabs = envelope(await client.call_tool("browser_tabs", {"instance": "e2e", "action": "list"}))
     assert tabs["error_type"] == "invalid_params" and "'tabs' caps" in tabs["message"], tabs

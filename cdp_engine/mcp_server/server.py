@@ -25,6 +25,7 @@ from typing import Any
 from ..core.commands import bind
 from .envelope import dumps
 from .instances import Config, InstanceManager
+from .registry import REGISTRY
 from .sessions import SessionWatch, session_of
 from .tools import BrowserTools
 
@@ -72,6 +73,13 @@ def build_server(tools: BrowserTools) -> Any:
     structured = tools.config.structured_content
 
     async def call_tool(ctx: Any, params: Any) -> Any:
+        if params.name not in REGISTRY:
+            # The MCP specification's tools section answers an unknown tool with JSON-RPC error -32602 (Invalid
+            # params), not a tool result; a known tool outside the selected caps still gets its error envelope,
+            # which names the caps that enable it.
+            from mcp.shared.exceptions import MCPError
+
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
         session = session_of(ctx.request)
         envelope, raw = await tools.call_raw(params.name, dict(params.arguments or {}), session=session)
         envelope, raw, image = lift_image(envelope, raw)
