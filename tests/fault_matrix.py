@@ -147,7 +147,7 @@ async def finish(task: asyncio.Task[Any], t0: float, bound: float = 30.0) -> tup
 async def usable_tab(browser: cdp_engine.Browser, pages: Pages) -> bool:
     """A new tab in the same browser loads a page and gives its state at once."""
     t0 = time.monotonic()
-    tab = await asyncio.wait_for(browser.new_tab(pages.add("<button>fresh</button>")), USABLE)
+    tab = await asyncio.wait_for(browser.new_tab(pages.add("<button onclick=\"this.dataset.n = 1\">fresh</button>")), USABLE)
     state = await asyncio.wait_for(tab.state(screenshot=False), USABLE)
     clicked = await asyncio.wait_for(tab.act({"action": "click_element", "element_index": index_of(state, "fresh")}, screenshot=False), USABLE)
     return "error" not in state and "error" not in clicked and time.monotonic() - t0 < USABLE

@@ -155,7 +155,7 @@ async def test_state_and_hash_identical_with_and_without_boxes(browser: cdp_engi
 WATCHED = (
     "<!doctype html><html><head><title>marks</title><style>body{margin:0;background:#fff}"
     "button,input,a{position:absolute;font:14px sans-serif}</style></head><body>"
-    "<button style='left:40px;top:60px;width:120px;height:32px'>Save</button>"
+    "<button style='left:40px;top:60px;width:120px;height:32px' onclick='void 0'>Save</button>"
     "<input style='left:300px;top:200px;width:200px;height:24px' placeholder=Name>"
     "<a href='#x' style='left:600px;top:400px'>A link</a>"
     "<script>"

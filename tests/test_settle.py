@@ -84,7 +84,9 @@ async def test_an_action_refused_after_its_arming_leaves_the_observer_disarmed(t
     await tab.goto(url)
     state = await tab.state(screenshot=False)
     index = next(int(k) for k, d in state["element_index"].items() if d.get("tag") == "button")
-    await tab.evaluate("document.getElementById('b').replaceWith(document.createElement('button'))")
+    await tab.evaluate(
+        "const n = document.createElement('button'); n.onclick = () => {}; document.getElementById('b').replaceWith(n)"
+    )
     refused = await tab.act({"action": "click_element", "element_index": index}, screenshot=False)
     assert refused["error"]["code"] == "INVALID_ELEMENT_INDEX"
     ctx = await Worlds.of(tab).context(tab.main_frame_id)

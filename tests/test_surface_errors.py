@@ -181,7 +181,7 @@ COVERED = input.NotClickableError(
         (NOT_VISIBLE, "Element 3 is not visible: the element has no visible area in the viewport.",
          "e3 is not visible: the element has no visible area in the viewport"),
         (COVERED, 'Element 3 is covered by another element at its visible point (<div id="cover">).',
-         'e3 is covered by another element (<div id="cover">)'),
+         'e3 is covered by another element at its visible point (<div id="cover">)'),
     ],
     ids=["not_visible", "covered"],
 )  # fmt: skip

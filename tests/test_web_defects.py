@@ -251,6 +251,56 @@ async def test_a_press_that_lands_on_what_the_move_opened_is_refused(driver: Dri
     assert await driver.evaluate("clicks") == []  # the card's handlers never saw the press, nor the button's
 
 
+# ----- one click pipeline: enabled, delivered, and not ignored -------------------------------------------
+
+DISABLED_CONTROLS = RECORD + """
+<fieldset disabled><button onclick="rec('fieldset')">Fieldset button</button></fieldset>
+<div role=button tabindex=0 aria-disabled=true onclick="rec('aria')">Aria control</div>
+<div role=group aria-disabled=true><div role=button tabindex=0 onclick="rec('inherited')">Inherited control</div></div>
+"""
+
+
+@pytest.mark.parametrize("label", ["Fieldset button", "Aria control", "Inherited control"])
+async def test_a_click_on_a_disabled_control_is_refused_on_every_surface(
+    driver: Driver, site: Any, label: str
+) -> None:
+    # Natively disabled (by its fieldset) or aria-disabled on the control or the nearest ancestor that says:
+    # refused with the word, as Playwright's enabled check, and the page sees nothing.
+    await driver.open(site.add(f"/defects/disabled-{driver.name}-{label[:4]}", DISABLED_CONTROLS))
+    error = await driver.click(label)
+    assert error is not None and "disabled" in error, error
+    assert await driver.evaluate("clicks") == []
+
+
+IGNORING_PAGE = RECORD + """
+<div role=button tabindex=0>Dead control</div>
+<button>Dead button</button>
+<button onclick="rec('quiet')">Quiet button</button>
+"""
+DELEGATING_PAGE = IGNORING_PAGE + """
+<div role=button tabindex=0 id=delegated>Delegated control</div>
+<script>document.addEventListener('click', e => { if (e.target.id === 'delegated') rec('delegated'); });</script>
+"""
+
+
+@pytest.mark.parametrize("label", ["Dead control", "Dead button"])
+async def test_a_click_nothing_handles_is_reported_as_ignored(driver: Driver, site: Any, label: str) -> None:
+    # The press reached the element, nothing on the page listens for it and nothing changed: never a success.
+    await driver.open(site.add(f"/defects/ignored-{driver.name}-{label[5:9]}", IGNORING_PAGE))
+    error = await driver.click(label)
+    assert error is not None and "ignored the click" in error, error
+
+
+@pytest.mark.parametrize(("label", "seen"), [("Quiet button", "quiet"), ("Delegated control", "delegated")])
+async def test_a_click_handled_without_a_change_is_a_success(
+    driver: Driver, site: Any, label: str, seen: str
+) -> None:
+    # A handler on the element or one delegated to the document: handled, though the DOM did not change.
+    await driver.open(site.add(f"/defects/handled-{driver.name}-{seen}", DELEGATING_PAGE))
+    assert await driver.click(label) is None
+    assert await driver.evaluate("clicks") == [seen]
+
+
 # ----- typing only where focus is (defect 3) --------------------------------------------------------------
 
 TYPING_FORM = """

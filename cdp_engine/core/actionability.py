@@ -23,12 +23,16 @@ from typing import Any, Protocol, TypeVar
 from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError, ProtocolError
 from . import scripts
+from .stand_ins import stand_in
 
 _E = TypeVar("_E")
 
 NOT_VISIBLE = "not_visible"
 COVERED = "covered"
 INTERCEPTED = "intercepted"  # the hit test passed, but the press was delivered to another element
+DISABLED = "disabled"  # a click on a disabled element (native :disabled, or aria-disabled on a control)
+NOT_DELIVERED = "not_delivered"  # no press of the click reached the element's document
+IGNORED = "ignored"  # the press reached the element, but nothing on the page handles it and nothing changed
 
 # The hit test and the delivery guard, in the element's own document (its frame's isolated world when there
 # is one), with `this` the element and (x, y) the point in its local root's viewport CSS pixels (the quads'
@@ -107,12 +111,49 @@ HIT_FUNCTION = """function(x, y, arm) {
     }
     return {ok: false, reason: 'covered', by: describe(hit)};
   };
+  if (arm) {
+    // A click is refused on a disabled element, as Playwright's enabled check: natively disabled (a disabled
+    // <fieldset> included), or aria-disabled on a control, inherited from the nearest ancestor that says.
+    if (target.matches(':disabled')) return {ok: false, reason: 'disabled'};
+    const roled = target.hasAttribute('role') || /^(a|button|input|select|textarea|summary|option)$/.test(target.localName);
+    for (let n = target; roled && n; n = up(n)) {
+      const a = n.getAttribute && (n.getAttribute('aria-disabled') || '').toLowerCase();
+      if (a === 'true') return {ok: false, reason: 'disabled'};
+      if (a === 'false') break;
+    }
+  }
   const verdict = hitAt(x, y);
   if (!verdict.ok || !arm) return verdict;
   const old = win.__cdpEngineGuard;
   if (old) old.stop();
   const types = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick', 'contextmenu'];
-  const guard = {seen: false, by: null, until: performance.now() + 5000};
+  const guard = {seen: false, by: null, until: performance.now() + 5000, changes: 0};
+  // Whether the page reacted at once (a change in the document or a shadow root on the element's way up
+  // since the aim), and whether the element or one above it has a default action a click performs: the
+  // verdict asks for the page's listeners only when neither shows (read_guard), so a click nothing handles
+  // is reported as ignored, never as a success that changed nothing.
+  const changes = new MutationObserver(records => { guard.changes += records.length; });
+  const watch = {subtree: true, childList: true, attributes: true, characterData: true};
+  changes.observe(doc, watch);
+  for (const root of known.values()) changes.observe(root, watch);
+  const focused = () => { let a = doc.activeElement; while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; return a; };
+  const focusedBefore = focused(), selectedBefore = String(win.getSelection());
+  guard.reacts = () => {
+    guard.changes += changes.takeRecords().length;
+    // Focus leaving an element (a blur: a field's change, a popup closing) is a reaction; focus moving from
+    // nowhere onto the element itself (a dead button takes focus) is not.
+    const blurred = focused() !== focusedBefore && focusedBefore && focusedBefore !== doc.body;
+    if (guard.changes || blurred || String(win.getSelection()) !== selectedBefore) return true;
+    for (let n = target; n; n = up(n)) {
+      const t = n.localName;
+      if ((t === 'a' || t === 'area') && n.hasAttribute('href')) return true;
+      if (/^(input|select|textarea|option|summary|video|audio|iframe|embed|object)$/.test(t)) return true;
+      if (t === 'label' && n.control) return true;
+      if (t === 'button' && ((n.form && n.type !== 'button') || n.hasAttribute('popovertarget') || n.hasAttribute('commandfor'))) return true;
+      if (n.isContentEditable) return true;
+    }
+    return false;
+  };
   const listener = ev => {
     if (!ev.isTrusted) return;
     if (!guard.seen) {
@@ -128,6 +169,7 @@ HIT_FUNCTION = """function(x, y, arm) {
     if (guard.by !== null) { ev.preventDefault(); ev.stopImmediatePropagation(); }
   };
   guard.stop = () => {
+    changes.disconnect();
     for (const t of types) win.removeEventListener(t, listener, true);
     if (win.__cdpEngineGuard === guard) delete win.__cdpEngineGuard;
   };
@@ -140,9 +182,27 @@ GUARD_VERDICT = """function() {
   const guard = this.__cdpEngineGuard;
   if (!guard) return null;
   delete this.__cdpEngineGuard;
+  const verdict = {by: guard.by, seen: guard.seen, reacts: guard.seen && guard.by === null ? guard.reacts() : true};
   guard.stop();
-  return guard.by;
+  return verdict;
 }"""
+# The element and everything a click on it bubbles through (the flat tree up, its document, its window), in
+# the page's own world: DOMDebugger.getEventListeners on each says whether the page handles the click (a
+# listener of the engine's isolated world is not listed for a page-world object).
+CLICK_PATH_FUNCTION = """function() {
+  const path = [];
+  const up = n => n.assignedSlot || n.parentElement || (n.parentNode && n.parentNode.host) || null;
+  for (let n = this; n; n = up(n)) path.push(n);
+  const doc = this.ownerDocument;
+  path.push(doc, doc.defaultView);
+  return path;
+}"""
+# The events by which a page takes a click (one of them on the path is a handler of the click).
+CLICK_EVENTS = frozenset(
+    {"click", "mousedown", "mouseup", "pointerdown", "pointerup", "auxclick", "dblclick", "contextmenu",
+     "touchstart", "touchend", "focus", "focusin", "blur", "focusout", "mouseover", "mouseenter", "pointerover",
+     "pointerenter", "mousemove", "pointermove", "select", "selectstart"}
+)  # fmt: skip
 
 
 class InputTab(Protocol):
@@ -182,6 +242,21 @@ class NotClickableError(NotInteractableError):
         self.by = by
 
 
+def refusal(exc: NotClickableError) -> str:
+    """Why input could not land, as the rest of a sentence whose subject is the element ("is disabled"): one
+    wording that every surface puts behind its own name for the element (index, ref) and its own error."""
+    by = exc.by or "another element"
+    if exc.reason == COVERED:
+        return "is covered by another element at its visible point" + (f" ({exc.by})" if exc.by else "")
+    if exc.reason == INTERCEPTED:
+        return f"did not receive the click: {by} received the press instead (it was kept from the page)"
+    if exc.reason == DISABLED:
+        return "is disabled"
+    if exc.reason == NOT_DELIVERED:
+        return "did not receive the click: no press of it reached the page"
+    if exc.reason == IGNORED:
+        return "ignored the click: nothing on the page handles a click on it, and the page did not change"
+    return f"is not visible: {exc}"
 
 
 async def frame_offset(tab: InputTab, session: CDPSession) -> tuple[float, float]:
@@ -223,59 +298,10 @@ async def _aim_or_stand_in(tab: InputTab, target: Target, *, resolve: bool) -> t
     except NotClickableError as exc:
         if exc.reason != NOT_VISIBLE:
             raise
-        stand_for = await _stand_in(target)
+        stand_for = await stand_in(target)
         if stand_for is target:
             raise
     return await _aim(tab, stand_for, resolve=resolve), stand_for
-
-
-# A keyboard target drawn by something else: a library keeps its focusable input 1 px wide, scaled down or
-# clipped (react-select's non-searchable select), and draws the control around it. Such an element is
-# offered as what it stands for: the pointer goes to the nearest ancestor a person sees (at least 8x8 px, not
-# hidden, not transparent), whose handlers are the control's. An element that is not a keyboard target
-# (tabindex -1, aria-hidden: a library's hidden original <select>) stands for nothing.
-STAND_IN_FUNCTION = """function() {
-  const el = this;
-  const r = el.getBoundingClientRect();
-  if (r.width > 2 && r.height > 2) return null;
-  if (el.getAttribute('aria-hidden') === 'true' || el.tabIndex < 0) return null;
-  for (let n = el.parentElement || (el.parentNode && el.parentNode.host), i = 0; n && i < 6;
-       n = n.parentElement || (n.parentNode && n.parentNode.host), i++) {
-    const b = n.getBoundingClientRect(), s = getComputedStyle(n);
-    if (b.width >= 8 && b.height >= 8 && s.visibility !== 'hidden' && s.opacity !== '0') return n;
-  }
-  return null;
-}"""
-
-
-@dataclass(frozen=True)
-class _StandFor:
-    """The element a stand-in's pointer input goes to (a Target with the stand-in's frame)."""
-
-    session: CDPSession
-    backend_node_id: int
-    frame_id: str | None
-    loader_id: str | None
-
-
-async def _stand_in(target: Target) -> Target:
-    """What the pointer aims at for `target`: the target itself, or the ancestor a visually hidden keyboard
-    target stands for (STAND_IN_FUNCTION)."""
-    session = target.session
-    try:
-        result = await scripts.call_on_node(session, target.backend_node_id, STAND_IN_FUNCTION, by_value=False)
-    except CDPEngineError:
-        return target  # gone, or no answer: the aim itself will say so
-    object_id = result.get("objectId")
-    if not object_id:
-        return target
-    try:
-        node = await scripts.describe_node(session, object_id)
-    except CDPEngineError:
-        return target
-    finally:
-        scripts.release(session, object_id)
-    return _StandFor(session, int(node["backendNodeId"]), getattr(target, "frame_id", None), getattr(target, "loader_id", None))
 
 
 @dataclass
@@ -296,7 +322,10 @@ class Guard:
     session: CDPSession
     object_id: str
     point: tuple[float, float]
-    navigated: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+    backend_node_id: int
+    navigated: asyncio.Future[None] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
     _unsubscribe: list[Callable[[], None]] = field(default_factory=list)
 
     def listen(self, sessions: list[CDPSession]) -> None:
@@ -339,7 +368,7 @@ async def _aim(tab: InputTab, target: Target, *, resolve: bool) -> _Aim:
     resolved = None
     if resolve:
         params: dict[str, Any] = {"backendNodeId": backend_node_id}
-        context = _world_context(tab, target)
+        context = world_context_of(tab, target)
         if context is not None:
             params["executionContextId"] = context
         resolved = session.send("DOM.resolveNode", params)
@@ -349,9 +378,13 @@ async def _aim(tab: InputTab, target: Target, *, resolve: bool) -> _Aim:
     except BaseException as exc:
         if resolved is not None:
             scripts.drop_resolve(session, resolved)
-        if isinstance(exc, ProtocolError) and ("layout object" in exc.message or "content quads" in exc.message):
+        if isinstance(exc, ProtocolError) and (
+            "layout object" in exc.message or "content quads" in exc.message
+        ):
             # Chromium's words for an element that is not rendered: never shown to an agent raw.
-            raise NotClickableError("the element is not rendered (it has no layout box)", NOT_VISIBLE) from None
+            raise NotClickableError(
+                "the element is not rendered (it has no layout box)", NOT_VISIBLE
+            ) from None
         raise
     quads_result, metrics = quads_future.result(), metrics_future.result()
     object_id = str(resolved.result()["object"]["objectId"]) if resolved is not None else None
@@ -380,7 +413,7 @@ async def _aim(tab: InputTab, target: Target, *, resolve: bool) -> _Aim:
     return _Aim((best[0] + ox, best[1] + oy), best, object_id)
 
 
-def _world_context(tab: InputTab, target: Target) -> int | None:
+def world_context_of(tab: InputTab, target: Target) -> int | None:
     """The isolated world of the element's document, where the engine's listeners stay out of the page's
     sight; None (the page's own world) when the target names no frame or the world is not there yet."""
     frame_id = getattr(target, "frame_id", None)
@@ -417,13 +450,15 @@ async def hit_target(tab: InputTab, target: Target, *, arm: bool = False) -> tup
         scripts.release(session, aim.object_id)
         if verdict.get("reason") == "outside":
             raise NotClickableError("no part of the element shows at its visible point", NOT_VISIBLE)
+        if verdict.get("reason") == "disabled":
+            raise NotClickableError("the element is disabled", DISABLED)
         by = str(verdict.get("by") or "another element")
         raise NotClickableError(f"the element is covered by {by} at its visible point", COVERED, by=by)
     guards = _Guards.of(tab)
     if guards.armed is not None:
         guards.armed.close()
     if arm:
-        guards.armed = Guard(session, aim.object_id, aim.point)
+        guards.armed = Guard(session, aim.object_id, aim.point, target.backend_node_id)
         guards.armed.listen([session] if session is tab.session else [session, tab.session])
     else:
         guards.armed = None
@@ -470,59 +505,61 @@ async def read_guard(tab: InputTab, x: float, y: float) -> None:
         await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         if not verdict.done() or verdict.exception() is not None:
             return  # the click started a navigation, or its document went away with it: it was delivered
-        by = verdict.result().get("result", {}).get("value")
+        answer = verdict.result().get("result", {}).get("value")
+        if not isinstance(answer, dict):
+            return
+        by = answer.get("by")
         if isinstance(by, str):
             raise NotClickableError(
-                f"the click was intercepted by {by}: it received the press instead of the element", INTERCEPTED, by=by
+                f"the click was intercepted by {by}: it received the press instead of the element",
+                INTERCEPTED,
+                by=by,
+            )
+        if not answer.get("seen"):
+            raise NotClickableError("no press of the click reached the page", NOT_DELIVERED)
+        if not answer.get("reacts") and not await _page_handles_click(guard.session, guard.backend_node_id):
+            raise NotClickableError(
+                "nothing on the page handles a click on it and the page did not change", IGNORED
             )
     finally:
         guard.close()
 
 
-# ----- typing -----------------------------------------------------------------------------------------
-
-# Before any key: the editable element the target names (itself; a label's control; the one field or editing
-# host inside it, as a combobox wraps its input), refused when disabled or read-only, focused, and then focus
-# checked to be on it (the active element of its own document or shadow root), so that a field that cannot take focus
-# (not rendered, inside a closed <details>, inert, hidden) gets no key and no other field does either: the
-# keys go where focus is, and focus did not move. Then the caret: the whole text selected (`overwrite`) or
-# the caret at its end. Answers 'ok', 'disabled', 'readonly', 'not_editable' or 'unfocusable'.
-FOCUS_FOR_TEXT = """function(overwrite) {
-    const fields = 'input, textarea, [contenteditable=""], [contenteditable="true"], [contenteditable="plaintext-only"]';
-    const takesText = n => n.localName === 'textarea' || n.localName === 'input' || n.isContentEditable;
-    let el = this;
-    if (!takesText(el)) {
-        const inner = el.localName === 'label' ? [el.control].filter(Boolean) : [...el.querySelectorAll(fields)];
-        if (inner.length !== 1 || !takesText(inner[0])) return 'not_editable';
-        el = inner[0];
-    }
-    if (el.disabled) return 'disabled';
-    if (el.readOnly) return 'readonly';
-    el.focus();
-    const active = el.getRootNode().activeElement;  // its shadow root's, when it is in one (closed roots too)
-    if (active !== el && !(el.isContentEditable && el.contains(active))) return 'unfocusable';
-    if (el.isContentEditable) {
-        const r = el.ownerDocument.createRange(); r.selectNodeContents(el);
-        if (!overwrite) r.collapse(false);
-        const s = el.ownerDocument.getSelection(); s.removeAllRanges(); s.addRange(r);
-    } else if (typeof el.select === 'function') {
-        try { if (overwrite) el.select(); else { const n = el.value.length; el.setSelectionRange(n, n); } }
-        catch (e) { if (overwrite) el.select(); }
-    }
-    return 'ok';
-}"""
-
-FOCUS_REFUSALS = {
-    "disabled": "is disabled",
-    "readonly": "is read-only",
-    "not_editable": "does not take text (not a field, an editable element, a label of one or a wrapper of one)",
-    "unfocusable": "cannot take focus (it is not rendered, inert or hidden): nothing was typed",
-}
-
-
-def focus_refusal(answer: Any) -> str | None:
-    """What FOCUS_FOR_TEXT's answer says is wrong, in words a surface puts after the element's name; None
-    for 'ok'. An answer that is not one of its words (the node went away) is 'unfocusable'."""
-    if answer == "ok":
-        return None
-    return FOCUS_REFUSALS.get(answer if isinstance(answer, str) else "", FOCUS_REFUSALS["unfocusable"])
+async def _page_handles_click(session: CDPSession, backend_node_id: int) -> bool:
+    """Whether the page (its own world) listens for a click's events on the element, inside it, or on the way
+    up its flat tree to the window. Asked only after a click that changed nothing at once on an element
+    without a default action (read_guard); True whenever the answer is not certain."""
+    group = "cdp-engine-click-path"
+    try:
+        resolved = await session.send(
+            "DOM.resolveNode", {"backendNodeId": backend_node_id, "objectGroup": group}
+        )
+        path = await session.send(
+            "Runtime.callFunctionOn",
+            {"objectId": resolved["object"]["objectId"], "functionDeclaration": CLICK_PATH_FUNCTION,
+             "objectGroup": group},
+        )  # fmt: skip
+        props = await session.send(
+            "Runtime.getProperties", {"objectId": path["result"]["objectId"], "ownProperties": True}
+        )
+        ids = [
+            p["value"]["objectId"]
+            for p in props["result"]
+            if p["name"].isdigit() and "objectId" in p.get("value", {})
+        ]
+        answers = await asyncio.gather(
+            *[
+                session.send(
+                    "DOMDebugger.getEventListeners",
+                    {"objectId": object_id, "depth": -1 if i == 0 else 0, "pierce": i == 0},
+                )
+                for i, object_id in enumerate(ids)
+            ]
+        )
+    except CDPEngineError:
+        return True
+    finally:
+        session.send("Runtime.releaseObjectGroup", {"objectGroup": group}).add_done_callback(
+            scripts.retrieve_quietly
+        )
+    return not ids or any(e["type"] in CLICK_EVENTS for a in answers for e in a.get("listeners", []))

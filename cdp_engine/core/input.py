@@ -33,7 +33,10 @@ from ..errors import CDPEngineError, TargetClosedError
 from . import keys, scripts
 from .actionability import (
     COVERED,
+    DISABLED,
+    IGNORED,
     INTERCEPTED,
+    NOT_DELIVERED,
     NOT_VISIBLE,
     InputTab,
     NotClickableError,
@@ -45,14 +48,19 @@ from .actionability import (
     hit_target,
     point_of,
     read_guard,
+    refusal,
+    world_context_of,
 )
 
 __all__ = [
     "BUTTONS",
     "COVERED",
+    "DISABLED",
     "DRAG_STEPS",
     "FRAMES_DRAWN",
+    "IGNORED",
     "INTERCEPTED",
+    "NOT_DELIVERED",
     "NOT_VISIBLE",
     "PRESS_COUNTER",
     "InputState",
@@ -79,6 +87,7 @@ __all__ = [
     "move",
     "point_of",
     "press",
+    "refusal",
     "scroll_into_view",
     "type_text",
     "up",
@@ -97,6 +106,8 @@ PRESS_COUNTER = (
     " addEventListener('mousedown', () => { g.__cdpEnginePresses.n++; }, {capture: true}); }"
     "%s return g.__cdpEnginePresses.n; })()"
 )
+
+
 @dataclass
 class InputState:
     """One tab's pointer and keyboard state: where the mouse is, which buttons and modifier keys are down."""
@@ -134,13 +145,27 @@ async def click_at(
 
     A page that closes itself in the click's handler (window.close()) may be gone before Chromium answers
     the release: every event went out, so the click happened; the caller finds the page gone at its next
-    step (the MCP observation says "Observed page closed or crashed", the index's settle "the tab was closed")."""
+    step (the MCP observation says "Observed page closed or crashed", the index's settle "the tab was closed").
+
+    After a click aimed with an armed guard (point_of(arm=True)), the guard's verdict: NotClickableError
+    INTERCEPTED (another element received the press), NOT_DELIVERED (no press reached the page) or IGNORED
+    (nothing on the page handles the click and nothing changed)."""
+    if await _send_click(tab, x, y, button=button, click_count=click_count, modifiers=modifiers):
+        await read_guard(tab, x, y)
+
+
+async def _send_click(
+    tab: InputTab, x: float, y: float, *, button: str = "left", click_count: int = 1, modifiers: int = 0
+) -> bool:
+    """The click's events (click_at); False when the page closed before answering them."""
     state = InputState.of(tab)
     s = tab.session
     held, bit = state.mask, BUTTONS[button]
     base = {"x": x, "y": y, "modifiers": modifiers | state.modifiers}
     closed_before = s.closed  # then nothing goes out: the error stands
-    futures = [s.send("Input.dispatchMouseEvent", {**base, "type": "mouseMoved", "button": "none", "buttons": held})]
+    futures = [
+        s.send("Input.dispatchMouseEvent", {**base, "type": "mouseMoved", "button": "none", "buttons": held})
+    ]
     for n in range(1, click_count + 1):
         futures.append(
             s.send(
@@ -162,8 +187,8 @@ async def click_at(
             raise
         log.debug("the page closed before answering the click at (%s, %s): the click was sent", x, y)
         drop_guard(tab)
-        return
-    await read_guard(tab, x, y)
+        return False
+    return True
 
 
 async def click_element(
@@ -172,24 +197,62 @@ async def click_element(
     *,
     button: str = "left",
     click_count: int = 1,
-    modifiers: int = 0,
+    hold_keys: str = "",
     check_hit: bool = True,
     world_context: int | None = None,
 ) -> tuple[float, float]:
-    """Aim at the element (scroll into view, visible point, hit test) and click it; the point clicked.
+    """The one click on an element every surface sends; the point clicked.
 
-    `world_context`: an isolated world's execution context in the element's out-of-process frame. With
-    it the click is checked to reach that frame: Chromium routes input to an OOPIF by the compositor's
-    hit-test data, and while the frame has not been composited yet (just loaded) the press lands on
-    the parent's <iframe> element and is lost. A listener in the world counts presses; when none
-    arrived, wait for both frames to draw and click once more. The press is checked where it is delivered
-    (point_of's guard): NotClickableError(INTERCEPTED) when another element received it.
+    Actionability first (core/actionability.py): scrolled into view, a visible point, enabled, and that
+    point's hit test in the element's own document (NotClickableError NOT_VISIBLE, DISABLED, COVERED); then
+    the modifier keys in `hold_keys` ("shift", "Control+Alt") go down as a person holds them, the click is
+    sent, and where its press was delivered is checked: INTERCEPTED (another element received it, and the
+    page never saw it), NOT_DELIVERED, or IGNORED (nothing on the page handles it and nothing changed).
+    In an out-of-process frame the press is made sure to reach the frame (click_delivered). `world_context`
+    is the isolated world there to count presses in (found from the target's frame when not given).
     """
-    x, y = await point_of(tab, target, check_hit=check_hit, arm=check_hit)
-    await click_delivered(
-        tab, target, x, y, world_context=world_context, button=button, click_count=click_count, modifiers=modifiers
-    )
+    try:
+        x, y = await point_of(tab, target, check_hit=check_hit, arm=check_hit)
+    except NotClickableError as exc:
+        # Not visible or covered while the page animates (a list sliding open, a dialog fading in): once the
+        # animations running now end (at most ANIMATION_WAIT), aim once more, as Playwright waits for a stable,
+        # visible target. A page that does not animate answers at once and the refusal stands.
+        if exc.reason not in (NOT_VISIBLE, COVERED) or not await animations_ended(target.session):
+            raise
+        x, y = await point_of(tab, target, check_hit=check_hit, arm=check_hit)
+    try:
+        async with hold(tab, hold_keys):
+            await click_delivered(
+                tab, target, x, y, world_context=world_context, button=button, click_count=click_count
+            )
+    finally:
+        drop_guard(tab)  # a click the keys failed to wrap leaves no guard armed for a later one
     return x, y
+
+
+ANIMATION_WAIT = 1.0  # seconds a refused aim waits for the page's running finite animations to end
+# Resolves with the number of finite animations that were running (0: nothing to wait for), once they ended
+# or at the deadline, whichever comes first.
+ANIMATIONS_ENDED = """(() => {
+  const running = document.getAnimations().filter(a => a.playState === 'running'
+    && a.effect && Number.isFinite(a.effect.getComputedTiming().endTime));
+  if (!running.length) return 0;
+  const ended = Promise.allSettled(running.map(a => a.finished));
+  return Promise.race([ended, new Promise(r => setTimeout(r, MS))]).then(() => running.length);
+})()""".replace("MS", str(int(ANIMATION_WAIT * 1000)))
+
+
+async def animations_ended(session: CDPSession) -> bool:
+    """Whether the document was animating (then its animations ended, or ANIMATION_WAIT passed)."""
+    try:
+        result = await session.send(
+            "Runtime.evaluate",
+            {"expression": ANIMATIONS_ENDED, "awaitPromise": True, "returnByValue": True},
+            timeout=ANIMATION_WAIT + 1.0,
+        )
+    except CDPEngineError:
+        return False
+    return bool(result.get("result", {}).get("value"))
 
 
 async def click_delivered(
@@ -203,25 +266,34 @@ async def click_delivered(
     click_count: int = 1,
     modifiers: int = 0,
 ) -> None:
-    """Click at (x, y), already aimed at `target`; in an out-of-process frame with its isolated world's
-    `world_context`, make sure the press reached the frame (see click_element)."""
+    """Click at (x, y), already aimed at `target`; in an out-of-process frame, make sure the press reached
+    the frame: Chromium routes input to an OOPIF by the compositor's hit-test data, and while the frame has
+    not been composited yet (just loaded) the press lands on the parent's <iframe> element and is lost. A
+    listener in the frame's isolated world (`world_context`) counts presses; when none arrived, wait for
+    both frames to draw and click once more. Then the armed guard's verdict (click_at)."""
     session = target.session
+    if world_context is None and session is not tab.session:
+        world_context = world_context_of(tab, target)
     if world_context is None or session is tab.session:
         await click_at(tab, x, y, button=button, click_count=click_count, modifiers=modifiers)
         return
     counted = await _count_presses(session, world_context, arm=True)
-    await click_at(tab, x, y, button=button, click_count=click_count, modifiers=modifiers)
-    if counted is None or await _count_presses(session, world_context) != 0:
+    if not await _send_click(tab, x, y, button=button, click_count=click_count, modifiers=modifiers):
         return
-    log.debug("click at (%s, %s) did not reach its frame: clicking again once it is drawn", x, y)
-    with contextlib.suppress(CDPEngineError):  # a timeout too: clicking again is still right
-        await asyncio.gather(
-            *[
-                s.send("Runtime.evaluate", {"expression": FRAMES_DRAWN, "awaitPromise": True}, timeout=1.0)
-                for s in (session, tab.session)
-            ]
-        )
-    await click_at(tab, x, y, button=button, click_count=click_count, modifiers=modifiers)
+    if counted is not None and await _count_presses(session, world_context) == 0:
+        log.debug("click at (%s, %s) did not reach its frame: clicking again once it is drawn", x, y)
+        with contextlib.suppress(CDPEngineError):  # a timeout too: clicking again is still right
+            await asyncio.gather(
+                *[
+                    s.send(
+                        "Runtime.evaluate", {"expression": FRAMES_DRAWN, "awaitPromise": True}, timeout=1.0
+                    )
+                    for s in (session, tab.session)
+                ]
+            )
+        if not await _send_click(tab, x, y, button=button, click_count=click_count, modifiers=modifiers):
+            return
+    await read_guard(tab, x, y)
 
 
 async def _count_presses(session: CDPSession, ctx: int, *, arm: bool = False) -> int | None:
@@ -229,7 +301,9 @@ async def _count_presses(session: CDPSession, ctx: int, *, arm: bool = False) ->
     expression = PRESS_COUNTER % (" g.__cdpEnginePresses.n = 0;" if arm else "")
     try:
         result = await session.send(
-            "Runtime.evaluate", {"expression": expression, "contextId": ctx, "returnByValue": True}, timeout=5.0
+            "Runtime.evaluate",
+            {"expression": expression, "contextId": ctx, "returnByValue": True},
+            timeout=5.0,
         )
     except CDPEngineError:
         return None
@@ -347,7 +421,9 @@ async def _send_keys(tab: InputTab, events: list[dict[str, Any]]) -> None:
         await tab.session.send("Input.dispatchKeyEvent", event)
 
 
-async def press(tab: InputTab, chord_or_sequence: str, *, repeat: int = 1, implied_shift: bool = True) -> None:
+async def press(
+    tab: InputTab, chord_or_sequence: str, *, repeat: int = 1, implied_shift: bool = True
+) -> None:
     """Key chords and space-separated sequences ('ctrl+a Delete'), xdotool, Playwright or DOM names.
 
     The whole text is validated before anything is pressed (UnknownKeyError); the events go in order.
@@ -428,7 +504,9 @@ async def call_function_on(
 ) -> Any:
     """Call a JS function with `this` bound to a node; its JSON value. CDPEngineError if the node is gone,
     JavaScriptError if the function throws. `resolved`: as for scripts.call_on_node."""
-    return (await scripts.call_on_node(session, backend_node_id, function, *args, resolved=resolved)).get("value")
+    return (await scripts.call_on_node(session, backend_node_id, function, *args, resolved=resolved)).get(
+        "value"
+    )
 
 
 async def call_on(

@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..core.actionability import FOCUS_FOR_TEXT
 from ..core.settle import SettleOptions
+from ..core.text_focus import FOCUS_FOR_TEXT
 from ..core.worlds import Worlds
 from ..errors import JavaScriptError, ProtocolError
 from ..snapshot.node_path import NodePath, node_path
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CHOOSE_OPTION", "FOCUS_FOR_TEXT", "Direct", "install", "plan", "send"]
 
-# input_text, on the field (`this`): core/actionability.FOCUS_FOR_TEXT (focus proven on the field before any key).
+# input_text, on the field (`this`): core/text_focus.FOCUS_FOR_TEXT (focus proven on the field before any key).
 # select_option, on the option (`this`): no trusted path exists for a native select's popup in headless
 # Chromium, so select by script and fire the input and change events the browser fires (documented).
 CHOOSE_OPTION = """function() {

@@ -14,10 +14,10 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core import input, navigation, scripts
-from ..core.actionability import FOCUS_FOR_TEXT, focus_refusal
 from ..core.identity import DOM_LOOK, Verdict, verify
 from ..core.policies import Policies, PolicyError
 from ..core.settle import Arming, SettleReport
+from ..core.text_focus import FOCUS_FOR_TEXT, focus_refusal
 from ..errors import CDPEngineError, JavaScriptError
 from ..snapshot.capture import Capture, Element, StateCapturer
 from ..snapshot.probes import ChangeProbes
@@ -30,7 +30,20 @@ if TYPE_CHECKING:
 __all__ = ["ActionError", "Performer", "invalid_index_message", "not_clickable"]
 
 TEXT_INPUT_TYPES = frozenset(
-    {"text", "email", "password", "search", "tel", "url", "number", "date", "datetime-local", "month", "time", "week"}
+    {
+        "text",
+        "email",
+        "password",
+        "search",
+        "tel",
+        "url",
+        "number",
+        "date",
+        "datetime-local",
+        "month",
+        "time",
+        "week",
+    }
 )
 TEXT_ROLES = frozenset({"textbox", "searchbox", "combobox"})
 # Of what act()'s deadline leaves after a failed navigation, the share kept for reading the page afterwards
@@ -68,26 +81,15 @@ def invalid_index_message(index: int, verdict: Verdict) -> str:
             f"Element {index} changed since the state was captured (was {verdict.was[4]!r}, "
             f"now {verdict.now[4]!r}). Request a new state."
         )
-    return INVALID_INDEX_MESSAGES.get(verdict.reason, "Element {i} changed since the state was captured.").format(
-        i=index
-    )
+    return INVALID_INDEX_MESSAGES.get(
+        verdict.reason, "Element {i} changed since the state was captured."
+    ).format(i=index)
 
 
 def not_clickable(element: Element, exc: input.NotClickableError) -> ActionError:
-    """ELEMENT_NOT_INTERACTIVE in the protocol's words for input that cannot land on the element."""
-    if exc.reason == input.COVERED:
-        return ActionError(
-            "ELEMENT_NOT_INTERACTIVE",
-            f"Element {element.index} is covered by another element at its visible point"
-            + (f" ({exc.by})." if exc.by else "."),
-        )
-    if exc.reason == input.INTERCEPTED:
-        return ActionError(
-            "ELEMENT_NOT_INTERACTIVE",
-            f"Element {element.index} did not receive the click: {exc.by} received the press instead"
-            " (it was kept from the page).",
-        )
-    return ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} is not visible: {exc}.")
+    """ELEMENT_NOT_INTERACTIVE in the protocol's words for input that cannot land on the element (the
+    core's wording of why, input.refusal)."""
+    return ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} {input.refusal(exc)}.")
 
 
 def check_usable(element: Element) -> None:
@@ -105,7 +107,9 @@ class ActionHost(Protocol):
     policies: Policies
     finished: dict[str, str] | None  # set by finish_task / fail_task
 
-    async def settle(self, action: Awaitable[Any] | None = None, *, arming: Arming | None = None) -> SettleReport: ...
+    async def settle(
+        self, action: Awaitable[Any] | None = None, *, arming: Arming | None = None
+    ) -> SettleReport: ...
 
 
 class Performer:
@@ -116,7 +120,9 @@ class Performer:
         self.tab = index.tab
         self._arming: Arming | None = None  # the next settle's arming, sent ahead with the identity check
         self._unchanged: tuple[Capture, asyncio.Future[bool]] | None = None  # this action's version-key check
-        self._resolutions: dict[int, asyncio.Future[dict[str, Any]]] = {}  # backend id -> DOM.resolveNode sent ahead
+        self._resolutions: dict[
+            int, asyncio.Future[dict[str, Any]]
+        ] = {}  # backend id -> DOM.resolveNode sent ahead
 
     async def run(self, action: dict[str, Any], previous: Capture, end: float) -> None:
         """Do a parsed action on the page `previous` was read from, within `end` (time.perf_counter())."""
@@ -137,7 +143,9 @@ class Performer:
         self._arming = Arming(self.tab)
         target = previous.elements.get(action["option_index" if name == "select_option" else "element_index"])
         if target is not None and name != "click_element":
-            self._resolutions[target.backend_node_id] = scripts.send_resolve(target.session, target.backend_node_id)
+            self._resolutions[target.backend_node_id] = scripts.send_resolve(
+                target.session, target.backend_node_id
+            )
         try:
             element = await self.resolve(previous, action["element_index"])
             if name == "click_element":
@@ -310,7 +318,11 @@ class Performer:
     def _native_option(self, element: Element, capture: Capture, option_index: int) -> Element | None:
         """The option of a native select that select_option names (its refusals as ActionError); None for a
         custom listbox or combobox (extended mode), which is chosen by a click instead."""
-        if element.tag != "select" and capture.interactive == "extended" and element.descriptor.get("role") in LISTBOX_ROLES:
+        if (
+            element.tag != "select"
+            and capture.interactive == "extended"
+            and element.descriptor.get("role") in LISTBOX_ROLES
+        ):
             return None
         if element.tag != "select":
             raise ActionError(
@@ -321,7 +333,8 @@ class Performer:
         option = capture.elements.get(option_index)
         if option is None:
             raise ActionError(
-                "INVALID_ELEMENT_INDEX", f"Element with index {option_index} not found in the current element index."
+                "INVALID_ELEMENT_INDEX",
+                f"Element with index {option_index} not found in the current element index.",
             )
         if option.tag != "option" or option.select_index != element.index:
             raise ActionError(
@@ -340,7 +353,8 @@ class Performer:
         option = capture.elements.get(option_index)
         if option is None:
             raise ActionError(
-                "INVALID_ELEMENT_INDEX", f"Element with index {option_index} not found in the current element index."
+                "INVALID_ELEMENT_INDEX",
+                f"Element with index {option_index} not found in the current element index.",
             )
         if option.disabled:
             raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Option {option_index} is disabled.")
@@ -376,7 +390,9 @@ class Performer:
         for a refused URL), then a load within `end` less what reading the page afterwards needs."""
         try:
             self.index.policies.navigation.check(url)
-            self.tab.check_navigation(url)  # the origins of the tab's context or browser (launch(allowed_origins=...))
+            self.tab.check_navigation(
+                url
+            )  # the origins of the tab's context or browser (launch(allowed_origins=...))
         except PolicyError as exc:
             raise ActionError("ACTION_VALIDATION_FAILED", f"navigate: {exc}") from None
         # A failed navigation leaves the tab on its page (core/navigation.py).

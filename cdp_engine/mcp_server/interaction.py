@@ -16,12 +16,11 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ..core import input, keys
-from ..core.actionability import FOCUS_FOR_TEXT, focus_refusal
 from ..core.browser import Tab
 from ..core.lifecycle import LifecycleWatcher
 from ..core.policies import PolicyError
 from ..core.refs import NodeRef
-from ..core.worlds import Worlds
+from ..core.text_focus import FOCUS_FOR_TEXT, focus_refusal
 from ..errors import CDPEngineError
 from .envelope import ToolError
 from .instances import Modal, Page
@@ -35,7 +34,7 @@ ENTER_LOAD_WAIT = 2.0
 _TRUE = ("true", "1", "checked", "yes")
 _FALSE = ("false", "0", "unchecked", "no")
 
-# A field's kind, then (for one that takes typed text) actionability.FOCUS_FOR_TEXT with the text selected:
+# A field's kind, then (for one that takes typed text) text_focus.FOCUS_FOR_TEXT with the text selected:
 # 'ok' only when focus is on the field, so no key reaches another one.
 FILL_PREPARE = f"""function() {{
   const el = this;
@@ -83,22 +82,30 @@ CHECK_STATE = """function() {
 }"""
 
 
-def modifiers_mask(modifiers: Sequence[str] | None) -> int:
-    """CDP bitmask of Playwright modifier names (ControlOrMeta is Meta on macOS, Control elsewhere)."""
+def modifiers_chord(modifiers: Sequence[str] | None) -> str:
+    """Playwright modifier names as a chord of keys to hold ("Control+Shift"; ControlOrMeta is Meta on macOS,
+    Control elsewhere): held down around a click as a person holds them, as Playwright and the toolset do."""
     control_or_meta = "Meta" if sys.platform == "darwin" else "Control"
-    return keys.modifiers_mask([control_or_meta if m == "ControlOrMeta" else m for m in modifiers or []])
+    return "+".join(control_or_meta if m == "ControlOrMeta" else m for m in modifiers or [])
 
 
-async def point_of(tab: Tab, node: NodeRef, *, check_hit: bool = True, arm: bool = False) -> tuple[float, float]:
+async def click(tab: Tab, node: NodeRef, **kw: Any) -> None:
+    """The core's one click on the node (input.click_element), its refusals worded for MCP (invalid_params)."""
+    try:
+        await input.click_element(tab, node, **kw)
+    except input.NotClickableError as exc:
+        raise input.NotInteractableError(f"{node.ref} {input.refusal(exc)}", exc.reason) from None
+
+
+async def point_of(
+    tab: Tab, node: NodeRef, *, check_hit: bool = True, arm: bool = False
+) -> tuple[float, float]:
     """The node's visible point that takes the pointer; NotInteractableError worded for MCP (invalid_params).
     `arm`: for a click sent next at the point, which is then checked where it is delivered (input.point_of)."""
     try:
         return await input.point_of(tab, node, check_hit=check_hit, arm=arm)
     except input.NotClickableError as exc:
-        if exc.reason == input.COVERED:
-            cover = f" ({exc.by})" if exc.by else ""
-            raise input.NotInteractableError(f"{node.ref} is covered by another element{cover}", exc.reason) from None
-        raise input.NotInteractableError(f"{node.ref} is not visible: {exc}", exc.reason) from None
+        raise input.NotInteractableError(f"{node.ref} {input.refusal(exc)}", exc.reason) from None
 
 
 def coerce_bool(value: Any, what: str) -> bool:
@@ -132,7 +139,9 @@ class LoadWatch:
             if not self.watcher.navigating:
                 return
             with contextlib.suppress(CDPEngineError):
-                await self.watcher.wait("domcontentloaded", timeout, dialog_ends=False, raise_on_timeout=False)
+                await self.watcher.wait(
+                    "domcontentloaded", timeout, dialog_ends=False, raise_on_timeout=False
+                )
         finally:
             self.watcher.close()
 
@@ -186,8 +195,7 @@ async def set_checked(tab: Tab, node: NodeRef, want: bool) -> None:
         raise ToolError(
             "invalid_params", f"{node.ref} is a radio button: check another one instead of unchecking it."
         )
-    x, y = await point_of(tab, node, arm=True)
-    await input.click_at(tab, x, y)
+    await click(tab, node)
 
 
 # ----- ref-based actions -------------------------------------------------------------------------
@@ -214,23 +222,10 @@ async def browser_click(
     page = await ctx.page(page_id)
     cdp_frame, explicit = ctx.frame(page, frame_id)
     node = await ctx.ref(page, ref, cdp_frame if explicit else None)
-    mask = modifiers_mask(modifiers)
+    chord = modifiers_chord(modifiers)
 
     async def action() -> dict[str, Any]:
-        tab = page.tab
-        x, y = await point_of(tab, node, arm=True)
-        # In an out-of-process frame the engine's isolated world there checks that the press arrived.
-        world = Worlds.of(tab).get(node.frame_id, node.loader_id) if node.session is not tab.session else None
-        try:
-            await input.click_delivered(
-                tab, node, x, y, world_context=world, button=button, click_count=2 if double_click else 1,
-                modifiers=mask,
-            )
-        except input.NotClickableError as exc:
-            raise input.NotInteractableError(
-                f"{ref} did not receive the click: {exc.by} received the press instead (it was kept from the page)",
-                exc.reason,
-            ) from None
+        await click(page.tab, node, button=button, click_count=2 if double_click else 1, hold_keys=chord)
         return {"clicked": ref}
 
     return await ctx.run(
@@ -296,7 +291,13 @@ async def browser_fill_form(
     if not fields:
         raise ToolError("invalid_params", "fields must not be empty.")
     for i, field in enumerate(fields):
-        unknown = set(field) - {"ref", "value", "type", "name", "element"}  # name/element: descriptions, ignored
+        unknown = set(field) - {
+            "ref",
+            "value",
+            "type",
+            "name",
+            "element",
+        }  # name/element: descriptions, ignored
         if unknown:
             raise ToolError(
                 "invalid_params", f"fields[{i}] has unknown key(s): {', '.join(sorted(unknown))}."
@@ -431,7 +432,9 @@ async def browser_press_key(
         raise ToolError("invalid_params", "key must not be empty.")
     page = await ctx.page(page_id)
     chord = key.replace("ControlOrMeta", "Meta" if sys.platform == "darwin" else "Control")
-    keys.parse_chord(chord, implied_shift=False)  # an unknown key is invalid_params before anything is pressed
+    keys.parse_chord(
+        chord, implied_shift=False
+    )  # an unknown key is invalid_params before anything is pressed
 
     async def action() -> dict[str, Any]:
         tab = page.tab
@@ -606,7 +609,9 @@ async def browser_handle_dialog(
 @tool(
     lock="recovery",
     modal_exempt=True,
-    docs={"paths": "Absolute file paths on the server, inside the configured upload folders; omit or [] to cancel."},
+    docs={
+        "paths": "Absolute file paths on the server, inside the configured upload folders; omit or [] to cancel."
+    },
 )
 async def browser_file_upload(
     ctx: Ctx, paths: list[str] | None = None, *, page_id: str | None = None

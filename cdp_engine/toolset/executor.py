@@ -49,6 +49,7 @@ from ..errors import (
     JavaScriptError,
     NavigationError,
     NavigationTimeoutError,
+    ProtocolError,
     RendererHungError,
     TargetClosedError,
 )
@@ -454,19 +455,19 @@ class BrowserToolset:
         return f"Error: {shown} is stale or not found on the current page. Re-read the page to get fresh references.{cause}"
 
     async def _element_point(
-        self, managed: ManagedTab, ref: str, *, check_hit: bool = True, arm: bool = False, node: NodeRef | None = None
+        self,
+        managed: ManagedTab,
+        ref: str,
+        *,
+        check_hit: bool = True,
+        arm: bool = False,
+        node: NodeRef | None = None,
     ) -> tuple[float, float]:
         node = node or await self._resolve(managed, ref)
         try:
             return await input.point_of(managed.tab, node, check_hit=check_hit, arm=arm)
         except input.NotClickableError as exc:
-            if exc.reason == input.COVERED:
-                cover = f" ({exc.by})" if exc.by else ""
-                raise MemberError(
-                    f"Error: The element {ref} is covered by another element{cover}; close or scroll away what"
-                    " covers it, or click by coordinate."
-                ) from None
-            raise MemberError(f"Error: The element {ref} is not visible.") from None
+            raise MemberError(self._refused(ref, exc)) from None
         except CDPEngineError:
             raise MemberError(f"Error: The element {ref} is not visible.") from None
 
@@ -589,7 +590,9 @@ class BrowserToolset:
         finally:
             self._lock.release()
 
-    async def _traced_call(self, name: str, raw_input: Any, deadline: float) -> tuple[list[dict[str, Any]], bool]:
+    async def _traced_call(
+        self, name: str, raw_input: Any, deadline: float
+    ) -> tuple[list[dict[str, Any]], bool]:
         if not tracing.enabled():
             return await self._call(name, raw_input, deadline)
         with tracing.span("cdp_engine.toolset.call", {"toolset.member": str(name)}) as current:
@@ -599,7 +602,13 @@ class BrowserToolset:
             return content, is_error
 
     def _report(
-        self, name: str, raw_input: Any, content: list[dict[str, Any]], is_error: bool, t0: float, started: float
+        self,
+        name: str,
+        raw_input: Any,
+        content: list[dict[str, Any]],
+        is_error: bool,
+        t0: float,
+        started: float,
     ) -> None:
         """The call as an Activity for the watchers (core/activity.py), on the tab it left active."""
         managed = self.book.get(None)
@@ -744,7 +753,9 @@ class BrowserToolset:
                 try:
                     # Committed and parsed is enough to succeed; `load` gets a bounded wait on top, so a page
                     # with a hanging image or ad still navigates (the documented timeout is for no page at all).
-                    response = await navigation.goto(tab, target, wait_until="domcontentloaded", timeout=timeout)
+                    response = await navigation.goto(
+                        tab, target, wait_until="domcontentloaded", timeout=timeout
+                    )
                     status = response.status
                     await wait_loaded(tab, min(LOAD_GRACE, timeout))
                 except NavigationError as exc:
@@ -758,12 +769,14 @@ class BrowserToolset:
                     status = None
         except NavigationTimeoutError as exc:
             text = f"Error: Navigation to {shown} timed out after {timeout:g} seconds. The page may be unavailable."
-            raise MemberError(text if not exc.replaced else f"{text} {one_line(navigation.where_now(exc))}") from None
+            raise MemberError(
+                text if not exc.replaced else f"{text} {one_line(navigation.where_now(exc))}"
+            ) from None
         except NavigationError as exc:
             found = re.match(r"net::[A-Z_0-9]+", exc.error_text or "")
             code = found.group() if found else "net error"
             where = one_line(navigation.where_now(exc))
-            if code == "net::ERR_BLOCKED_BY_CLIENT" and ":" in exc.error_text[len(code):]:
+            if code == "net::ERR_BLOCKED_BY_CLIENT" and ":" in exc.error_text[len(code) :]:
                 where = f"It was redirected to an origin that is not allowed. {where}"
             raise MemberError(f"Error: Navigation to {shown} failed ({code}). {where}") from None
         return NavigateOutcome(url=tab.url, status=status, title=await self._title(tab) or None)
@@ -787,7 +800,12 @@ class BrowserToolset:
         if managed.last_tree is None:
             managed.last_tree = await self._tree(managed)
             await reader.read_page(
-                managed.tab, managed.last_tree, managed.refs, filter="interactive", depth=15, subtree=None,
+                managed.tab,
+                managed.last_tree,
+                managed.refs,
+                filter="interactive",
+                depth=15,
+                subtree=None,
                 viewport=self.image_size,
             )
         return ref_marks(managed.last_tree, managed.refs)
@@ -854,30 +872,45 @@ class BrowserToolset:
         modifiers = self._modifiers(p)
         tab = managed.tab
         target = p["target"]
-        node = await self._resolve(managed, target["ref"]) if target["type"] == "ref" else None
-        if node is not None:  # a ref's click is checked where it lands
-            x, y = await self._element_point(managed, target["ref"], arm=True, node=node)
-        else:
+        if target["type"] != "ref":
             x, y = self._point(target)
-        # In an out-of-process frame the engine's isolated world there checks that the press reached the frame.
-        world = Worlds.of(tab).get(node.frame_id, node.loader_id) if node and node.session is not tab.session else None
 
-        async def act() -> None:
-            async with input.hold(tab, modifiers):  # the modifier keys go down, and the click carries them
-                try:
-                    if node is None:
-                        await input.click_at(tab, x, y, button=button, click_count=count)
-                    else:
-                        await input.click_delivered(
-                            tab, node, x, y, world_context=world, button=button, click_count=count
-                        )
-                except input.NotClickableError as exc:  # a ref's click landed on another element (kept from it)
-                    raise MemberError(
-                        f"Error: The element {target.get('ref')} did not receive the click: {exc.by} received"
-                        " the press instead and was kept from it. Read the page again: something covers the element."
-                    ) from None
+            async def at_point() -> None:
+                async with input.hold(
+                    tab, modifiers
+                ):  # the modifier keys go down, and the click carries them
+                    await input.click_at(tab, x, y, button=button, click_count=count)
 
-        await self._settled(managed, act())
+            await self._settled(managed, at_point())
+            return
+        ref = target["ref"]
+        node = await self._resolve(managed, ref)
+
+        async def on_element() -> None:  # the core's one click: actionability, keys held, delivery checked
+            try:
+                await input.click_element(tab, node, button=button, click_count=count, hold_keys=modifiers)
+            except input.NotClickableError as exc:
+                raise MemberError(self._refused(ref, exc)) from None
+            except ProtocolError:
+                raise MemberError(f"Error: The element {ref} is not visible.") from None
+
+        await self._settled(managed, on_element())
+
+    @staticmethod
+    def _refused(ref: str, exc: input.NotClickableError) -> str:
+        """The toolset's words for input that cannot land on a ref's element (the core's reason, input.refusal)."""
+        if exc.reason == input.NOT_VISIBLE:
+            return f"Error: The element {ref} is not visible."
+        if exc.reason == input.COVERED:
+            cover = f" ({exc.by})" if exc.by else ""
+            return (
+                f"Error: The element {ref} is covered by another element{cover}; close or scroll away what"
+                " covers it, or click by coordinate."
+            )
+        hint = (
+            " Read the page again: something covers the element." if exc.reason == input.INTERCEPTED else ""
+        )
+        return f"Error: The element {ref} {input.refusal(exc)}.{hint}"
 
     async def _m_left_click(self, p: dict[str, Any], managed: ManagedTab) -> None:
         await self._click(p, managed, "left", 1)
@@ -1012,7 +1045,9 @@ class BrowserToolset:
         text = await self._read_tree(managed, subtree_ref, filter, depth)
         return self._window(managed, text, Continuation("tree", subtree_ref, filter, depth))
 
-    async def _read_tree(self, managed: ManagedTab, subtree_ref: str | None, filter: str | None, depth: int) -> str:
+    async def _read_tree(
+        self, managed: ManagedTab, subtree_ref: str | None, filter: str | None, depth: int
+    ) -> str:
         """The whole read_page text of the page or of one element's subtree."""
         node = await self._resolve(managed, subtree_ref) if subtree_ref else None
         root = managed.last_tree = await self._tree(managed)
@@ -1177,8 +1212,10 @@ class BrowserToolset:
         """A button that opens a file chooser: intercept the chooser, click, and fill the input it names."""
         tab = managed.tab
         async with core_files.ChooserWatch([tab.session, node.session]) as watch:
-            x, y = await self._element_point(managed, ref)
-            await input.click_at(tab, x, y)
+            try:
+                await input.click_element(tab, node)
+            except input.NotClickableError as exc:
+                raise MemberError(self._refused(ref, exc)) from None
             try:
                 chooser = await watch.next(2.0)
             except TimeoutError:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from .agents import TaskFailed
+from .steps import TaskFailed, run_steps
 
 TAB = {"tab", "button"}
 BUTTON = {"button", "link", "tab", "menuitem", "label", "generic"}  # generic: a <summary> in the MCP snapshot
@@ -234,27 +234,3 @@ async def run_or_say(agent: Any, task: Task, mode: str) -> None:
         if mode == "strict" and task.strict_unreachable:
             pytest.xfail(f"strict mode cannot reach this task ({task.strict_unreachable}): {exc}")
         raise
-
-
-async def run_steps(agent: Any, steps: list[tuple[Any, ...]]) -> None:
-    """Drive an agent through a task's steps (TaskFailed at the first it cannot do)."""
-    for step in steps:
-        verb, *args = step
-        if verb == "fill":
-            await agent.fill(*args)
-        elif verb == "choose":
-            label, option, *search = args
-            await agent.choose(label, option, search=search[0] if search else None)
-        elif verb == "check":
-            await agent.check(*args)
-        elif verb == "click":
-            roles, name = args
-            await agent.click(roles, name)
-        elif verb == "pick_day":
-            await agent.pick_day(*args)
-        elif verb == "write":
-            await agent.write(*args)
-        elif verb == "wait":
-            await agent.wait_text(*args)
-        else:
-            raise ValueError(f"unknown step {verb!r}")

@@ -1,0 +1,273 @@
+"""The agents' vocabulary, apart from any engine: the steps a person takes on a page (fill a field by its label,
+choose an option, check a box, click a control by its name, pick a calendar day, read until text shows) on top
+of what a surface shows (`Entry`) and how it acts, and the counters the suite keeps after every action.
+
+No import of cdp_engine here: the real-web benchmark runs the same agent over Playwright, in the peers'
+environment (benchmarks/others/playwright_realweb.py). `run_steps` drives an agent through a task's steps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+# Every trusted input event a page receives, with the elements it reached (tag|label|text of the first few on its
+# composed path): the agents count wrong-element actions and silent no-ops from it. Installed in every document
+# of the browser before the page's own scripts (conftest.py), so real apps have it as the bundled pages do.
+RECORDER = """(() => {
+  if (window.__events) return;
+  window.__events = [];
+  window.__document = Math.random();  // tells a new document (a navigation) from this one
+  const describe = (el) => {
+    const label = el.getAttribute('aria-label') || el.getAttribute('name') || el.getAttribute('placeholder') || '';
+    return `${el.localName}|${label}|${(el.textContent || '').trim().slice(0, 60)}`;
+  };
+  for (const type of ['pointerdown', 'click', 'keydown', 'input', 'change']) {
+    window.addEventListener(type, (ev) => {
+      if (!ev.isTrusted && type !== 'input' && type !== 'change') return;
+      const path = ev.composedPath().filter((n) => n.nodeType === 1).slice(0, 8).map(describe);
+      window.__events.push({type, path, trusted: ev.isTrusted});
+    }, {capture: true});
+  }
+})()"""
+
+FIELD_ROLES = {"textbox", "searchbox", "combobox", "spinbutton"}
+CHOOSER_ROLES = {"combobox", "listbox", "button"}
+OPTION_ROLES = {"option", "menuitem", "menuitemradio", "treeitem", "gridcell"}
+CHECK_ROLES = {"checkbox", "switch", "radio", "menuitemcheckbox"}
+ATTEMPTS = 40  # reads (and scrolls) before an agent gives up finding a control
+DAY_ROLES = {"option", "gridcell", "button", "generic", "cell", "link", "td", "span", "div"}
+
+
+class TaskFailed(Exception):
+    """The agent could not do a step: `reason` says what it looked for and what it saw."""
+
+
+@dataclass
+class Entry:
+    """A control as a surface shows it."""
+
+    key: str
+    role: str
+    name: str
+    checked: bool | None = None
+    value: str | None = None
+    label: str = ""  # the text a reader takes as its label (the element index: the text just before it)
+    text: str = ""  # its visible text, where the surface gives it apart from the name (the element index)
+
+
+@dataclass
+class Counters:
+    actions: int = 0
+    wrong_element: int = 0
+    silent_noops: int = 0
+    stale_states: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def norm(text: str | None) -> str:
+    return " ".join((text or "").replace("\u200b", "").split()).lower()
+
+
+class Agent:
+    """The steps, on top of a surface's view (entries) and actions."""
+
+    surface = ""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.counters = Counters()
+
+    # ----- what a surface provides ------------------------------------------------------------------
+
+    async def entries(self) -> list[Entry]:
+        raise NotImplementedError
+
+    async def page_text(self) -> str:
+        raise NotImplementedError
+
+    async def do_click(self, entry: Entry) -> str | None:
+        raise NotImplementedError
+
+    async def do_fill(self, entry: Entry, text: str) -> str | None:
+        raise NotImplementedError
+
+    async def do_type(self, entry: Entry, text: str) -> str | None:
+        """Type into a field without clearing it (a combobox's filter)."""
+        return await self.do_fill(entry, text)
+
+    async def do_select(self, entry: Entry, option: str) -> str | None:
+        """Choose in a native select; None when the surface does it, else it returns 'not native'."""
+        return "not native"
+
+    async def do_scroll(self, entry: Entry | None) -> str | None:
+        raise NotImplementedError
+
+    async def evaluate(self, expression: str) -> Any:
+        raise NotImplementedError
+
+    async def after_action(self) -> None:
+        """Surface-specific checks after an action (the stale-state check)."""
+
+    # ----- finding ---------------------------------------------------------------------------------
+
+    async def find(self, roles: set[str], name: str, *, exact: bool = False, scroll: bool = True) -> Entry:
+        want = norm(name)
+        for attempt in range(ATTEMPTS):
+            entries = await self.entries()
+            matches = [
+                e for e in entries
+                if e.role in roles and (norm(e.name) == want or norm(e.label) == want
+                                        or (not exact and want and want in norm(e.name)))
+            ]  # fmt: skip
+            exact_matches = [e for e in matches if want in (norm(e.name), norm(e.label))]
+            # "Orders" before "ORDERS": the name as written first, as a reader matches it.
+            exact_matches.sort(key=lambda e: e.name.strip() != name)
+            if not matches:  # a field named by the words before it ("City Select..."): the label starts them
+                matches = [e for e in entries if e.role in roles and want and norm(e.label).startswith(want + " ")]
+            if exact_matches or matches:
+                return (exact_matches or matches)[0]
+            if not scroll or attempt == ATTEMPTS - 1:
+                break
+            if await self.do_scroll(None) is not None:
+                break
+        shown = ", ".join(f"{e.role} {e.name!r}" for e in (await self.entries())[:60])
+        raise TaskFailed(f"{self.surface}/{self.mode}: no {sorted(roles)} named {name!r}; the view has: {shown}")
+
+    # ----- steps -----------------------------------------------------------------------------------
+
+    async def act(self, what: str, error: str | None) -> None:
+        self.counters.actions += 1
+        if error is not None:
+            raise TaskFailed(f"{self.surface}/{self.mode}: {what}: {error}")
+        await self.after_action()
+
+    async def events(self) -> list[dict[str, Any]]:
+        """The trusted events the page received since the last read (none read before an action)."""
+        document, events = await self.evaluate("[window.__document, window.__events.splice(0)]")
+        self.navigated = document != getattr(self, "document", document)
+        self.document = document
+        return list(events or [])
+
+    async def watched(self, what: str, name: str, error_or_none: Any) -> None:
+        """Count a click that reached nothing (no trusted event) or reached another element than `name`."""
+        events = await self.events()
+        if self.navigated:
+            return  # the click loaded another document: its events went with the old one
+        if error_or_none is None:
+            pressed = [e for e in events if e["type"] in ("pointerdown", "click") and e["trusted"]]
+            if not pressed:
+                self.counters.silent_noops += 1
+                self.counters.notes.append(f"{what} {name!r}: no pointer event reached the page")
+            elif name and not any(norm(name) in norm(p) for e in pressed for p in e["path"]):
+                self.counters.wrong_element += 1
+                self.counters.notes.append(f"{what} {name!r}: the press reached {pressed[0]['path'][:2]}")
+
+    async def click(self, roles: set[str], name: str, *, exact: bool = False, scroll: bool = True) -> None:
+        entry = await self.find(roles, name, exact=exact, scroll=scroll)
+        await self.events()
+        error = await self.do_click(entry)
+        await self.watched("click", name, error)
+        await self.act(f"click {name!r}", error)
+
+    async def fill(self, label: str, text: str) -> None:
+        entry = await self.find(FIELD_ROLES, label)
+        await self.act(f"fill {label!r}", await self.do_fill(entry, text))
+
+    async def choose(self, label: str, option: str, *, search: str | None = None) -> None:
+        """Pick `option` in the control labelled `label`: a native select by the surface's select action; a
+        custom one by opening it (a click, or typing `search` into it) and clicking the option."""
+        try:
+            control = await self.find(CHOOSER_ROLES | FIELD_ROLES, label, scroll=False)
+        except TaskFailed:  # a control drawn without a role, named by its placeholder or its label
+            control = await self.find(CHOOSER_ROLES | FIELD_ROLES | {"generic", "div", "label"}, label)
+        if await self.do_select(control, option) is None:
+            await self.act(f"choose {option!r}", None)
+            return
+        if search is not None:
+            await self.act(f"type {search!r} into {label!r}", await self.do_type(control, search))
+        else:
+            await self.events()
+            error = await self.do_click(control)
+            await self.watched("open", label, error)
+            await self.act(f"open {label!r}", error)
+        # The option by its role; a list a library draws without roles offers it as what it is (extended mode:
+        # a generic clickable with the option's text), which a reader takes as the option all the same.
+        try:
+            await self.click(OPTION_ROLES, option, exact=True, scroll=False)
+        except TaskFailed:
+            await self.click(OPTION_ROLES | {"generic", "div", "li", "span"}, option, exact=True)
+
+    async def pick_day(self, label: str, day: str) -> None:
+        """Open the date control labelled `label` (a click) and click the day `day` of the calendar it shows."""
+        control = await self.find(FIELD_ROLES | CHOOSER_ROLES, label)
+        await self.events()
+        error = await self.do_click(control)
+        await self.watched("open", label, error)
+        await self.act(f"open {label!r}", error)
+        want = re.compile(rf"(^|\D){re.escape(day)}(\D|$)")
+        for _ in range(5):  # the calendar may draw a moment after the click answered: read again
+            for entry in await self.entries():
+                if entry.role in DAY_ROLES and (norm(entry.text) == day or norm(entry.name) == day or want.search(entry.name)):
+                    await self.events()
+                    error = await self.do_click(entry)
+                    await self.watched("pick", "", error)
+                    await self.act(f"pick day {day}", error)
+                    return
+        shown = ", ".join(f"{e.role} {e.name!r}" for e in (await self.entries())[:80])
+        raise TaskFailed(f"{self.surface}/{self.mode}: no day {day} in the calendar; the view has: {shown}")
+
+    async def write(self, label: str, text: str) -> None:
+        """Type into the editor labelled `label` (a rich-text or code editor)."""
+        entry = await self.find(FIELD_ROLES | {"generic", "div"}, label)
+        await self.act(f"write into {label!r}", await self.do_type(entry, text))
+
+    async def check(self, label: str) -> None:
+        entry = await self.find(CHECK_ROLES | {"label"}, label)
+        if entry.checked:
+            return
+        await self.events()
+        error = await self.do_click(entry)
+        await self.watched("check", label, error)
+        await self.act(f"check {label!r}", error)
+        if entry.role != "label":
+            again = await self.find(CHECK_ROLES, label, scroll=False)
+            if again.checked is not True:
+                raise TaskFailed(f"{self.surface}/{self.mode}: {label!r} is not shown checked after the click")
+
+    async def wait_text(self, text: str, timeout: float = 5.0) -> None:
+        """Read the page until `text` shows (the app answered); TaskFailed at the deadline."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            if norm(text) in norm(await self.page_text()):
+                return
+            if loop.time() > end:
+                raise TaskFailed(f"{self.surface}/{self.mode}: {text!r} never showed")
+            await asyncio.sleep(0.05)  # an agent re-reads the page after a while, as a model would
+
+
+async def run_steps(agent: Any, steps: list[tuple[Any, ...]]) -> None:
+    """Drive an agent through a task's steps (TaskFailed at the first it cannot do)."""
+    for step in steps:
+        verb, *args = step
+        if verb == "fill":
+            await agent.fill(*args)
+        elif verb == "choose":
+            label, option, *search = args
+            await agent.choose(label, option, search=search[0] if search else None)
+        elif verb == "check":
+            await agent.check(*args)
+        elif verb == "click":
+            roles, name = args
+            await agent.click(roles, name)
+        elif verb == "pick_day":
+            await agent.pick_day(*args)
+        elif verb == "write":
+            await agent.write(*args)
+        elif verb == "wait":
+            await agent.wait_text(*args)
+        else:
+            raise ValueError(f"unknown step {verb!r}")
