@@ -532,3 +532,24 @@ async def test_clicks_land_at_a_device_scale_factor_other_than_1(
     await driver.open(site.add(f"/defects/dsf-{page}-{scale}", html))
     assert await driver.click(label) is None
     assert await driver.evaluate("clicks") == [label]
+
+
+@pytest.mark.parametrize("scale", [1.5, 2.0])
+@pytest.mark.parametrize(("page", "label"), [("scrolled", "Lower button"), ("long", "Bottom button")])
+async def test_clicks_land_on_a_pinch_zoomed_page(
+    context: cdp_engine.BrowserContext, site: Any, scale: float, page: str, label: str
+) -> None:
+    # A pinch zoom: the quads and Input's points are in the visual viewport, the page's client coordinates in
+    # the layout viewport, offset by the visual one's position. The hit test and the delivery guard take the
+    # layout's; before, the guard found no press at its point and called a delivered click undelivered.
+    html = {"scrolled": SCROLLED_A_LITTLE, "long": LONG_PAGE}[page]
+    tab = await context.new_tab()
+    assert isinstance(tab, cdp_engine.AgentTab)
+    driver = IndexDriver(tab)
+    await driver.open(site.add(f"/defects/pinch-{page}-{scale}", html))
+    await tab.session.send("Emulation.setPageScaleFactor", {"pageScaleFactor": scale})
+    # Panned inside the layout viewport, as a person's pinch leaves it.
+    await tab.session.send("Input.dispatchMouseEvent", {"type": "mouseWheel", "x": 100, "y": 100, "deltaX": 0, "deltaY": 120})
+    await tab.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert await driver.click(label) is None
+    assert await driver.evaluate("clicks") == [label]

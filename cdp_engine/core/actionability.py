@@ -8,9 +8,10 @@ document down, the hit climbing the flat tree, so a slotted label counts as its 
 arm a guard that checks the element the press is delivered to, since the move before the press can open
 something over the element. `core/input.py` sends the events and reads the guard after the click.
 
-Coordinates are named by their space: `point` is top-level viewport CSS px (what Input.dispatchMouseEvent
-takes), `local` the element's local root's viewport (what its session's DOM.getContentQuads gives), and the
-page script converts to its own document's client coordinates (what elementsFromPoint takes).
+Coordinates are named by their space: `point` is top-level visual viewport CSS px (what
+Input.dispatchMouseEvent takes, and DOM.getContentQuads gives: with a pinch zoom, the part that shows), `local`
+the client coordinates of the element's local root (its layout viewport: the visual one's offset added), and the
+page script converts those to its own document's client coordinates (what elementsFromPoint takes).
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ NOT_DELIVERED = "not_delivered"  # no press of the click reached the element's d
 IGNORED = "ignored"  # the press reached the element, but nothing on the page handles it and nothing changed
 
 # The hit test and the delivery guard, in the element's own document (its frame's isolated world when there
-# is one), with `this` the element and (x, y) the point in its local root's viewport CSS pixels (the quads'
-# space). As Playwright's expectHitTarget: the point is moved into this document's client coordinates (the
+# is one), with `this` the element and (x, y) the point in its local root's client coordinates (its layout
+# viewport's CSS pixels). As Playwright's expectHitTarget: the point is moved into this document's client coordinates (the
 # offsets of same-process frames above it taken off), each shadow root from the document down is asked what
 # is there (elementsFromPoint: a closed root works too, as the walk starts from the element), and the hit
 # element climbs the flat tree (assignedSlot before parent, shadow roots to their hosts), so a label slotted
@@ -307,7 +308,7 @@ async def _aim_or_stand_in(tab: InputTab, target: Target, *, resolve: bool) -> t
 @dataclass
 class _Aim:
     point: tuple[float, float]  # top-level viewport CSS px
-    local: tuple[float, float]  # the same point in the element's local root's viewport (its session's quads)
+    local: tuple[float, float]  # the same point in the client coordinates of the element's local root
     object_id: str | None  # the element in its world, when resolved (release it)
 
 
@@ -388,8 +389,12 @@ async def _aim(tab: InputTab, target: Target, *, resolve: bool) -> _Aim:
         raise
     quads_result, metrics = quads_future.result(), metrics_future.result()
     object_id = str(resolved.result()["object"]["objectId"]) if resolved is not None else None
-    vp = metrics["cssLayoutViewport"]
+    # The quads and Input's points are in the visual viewport (what shows, pinch-zoomed or not); the page's
+    # client coordinates (the hit test's, the events' clientX) are the layout viewport's: the visual one sits
+    # at (offsetX, offsetY) in it (0, 0 unless the page is pinch-zoomed and panned).
+    vp = metrics["cssVisualViewport"]
     width, height = vp["clientWidth"], vp["clientHeight"]
+    shift_x, shift_y = vp.get("offsetX", 0.0), vp.get("offsetY", 0.0)
     best: tuple[float, float] | None = None
     for quad in quads_result.get("quads", []):
         clipped = [
@@ -402,15 +407,16 @@ async def _aim(tab: InputTab, target: Target, *, resolve: bool) -> _Aim:
         if object_id is not None:
             scripts.release(session, object_id)
         raise NotClickableError("the element has no visible area in the viewport", NOT_VISIBLE)
+    local = (best[0] + shift_x, best[1] + shift_y)
     if session is tab.session:
-        return _Aim(best, best, object_id)
+        return _Aim(best, local, object_id)
     try:
         ox, oy = await frame_offset(tab, session)
     except BaseException:
         if object_id is not None:
             scripts.release(session, object_id)
         raise
-    return _Aim((best[0] + ox, best[1] + oy), best, object_id)
+    return _Aim((best[0] + ox, best[1] + oy), local, object_id)
 
 
 def world_context_of(tab: InputTab, target: Target) -> int | None:
