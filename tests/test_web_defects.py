@@ -553,3 +553,59 @@ async def test_clicks_land_on_a_pinch_zoomed_page(
     await tab.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     assert await driver.click(label) is None
     assert await driver.evaluate("clicks") == [label]
+
+
+# ----- typing the page ignored: reported, never a success that changed nothing ---------------------------
+
+REJECTING_FIELDS = """
+<label>Amount <input id=amount type=number value=5></label>
+<label>Code <input id=code maxlength=3 value=abc></label>
+<label>Locked <input id=locked value=fixed></label>
+<label>Free <input id=free value=x></label>
+<script>locked.addEventListener('input', () => { locked.value = 'fixed'; });</script>
+"""
+# (field, text, overwrite, ignored): letters appended to a number field, a full field, a controlled field that
+# puts its value back; a free field takes the text.
+TYPINGS = [("amount", "abc", False, True), ("code", "d", False, True), ("locked", "new", True, True),
+           ("free", "yz", False, False)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("field", "text", "overwrite", "ignored"), TYPINGS, ids=[t[0] for t in TYPINGS])
+async def test_typing_the_page_ignored_is_reported_by_the_index(
+    context: cdp_engine.BrowserContext, site: Any, field: str, text: str, overwrite: bool, ignored: bool
+) -> None:
+    tab = await context.new_tab()
+    assert isinstance(tab, cdp_engine.AgentTab)
+    await tab.goto(site.add(f"/defects/rejecting-index-{field}", REJECTING_FIELDS), wait_until="load")
+    state = await tab.state(screenshot=False)
+    index = next(int(k) for k, el in state["element_index"].items() if el["attributes"].get("value") is not None
+                 and (el["attributes"]["value"], el["tag"]) == ({"amount": "5", "code": "abc", "locked": "fixed", "free": "x"}[field], "input"))  # fmt: skip
+    after = await tab.act({"action": "input_text", "element_index": index, "text": text, "overwrite": overwrite})
+    if ignored:
+        assert after["error"]["code"] == "ELEMENT_NOT_INTERACTIVE" and "ignored the text" in after["error"]["message"]
+    else:
+        assert "error" not in after and await tab.evaluate("free.value") == "xyz"
+
+
+@pytest.mark.parametrize(("field", "text", "overwrite", "ignored"), TYPINGS, ids=[t[0] for t in TYPINGS])
+async def test_typing_the_page_ignored_is_reported_by_mcp(
+    browser: cdp_engine.Browser, site: Any, field: str, text: str, overwrite: bool, ignored: bool
+) -> None:
+    manager = InstanceManager(Config(), browser=browser)
+    tools = BrowserTools(manager)
+    try:
+        await tools.call("browser_create_instance", {"name": "t"})
+        url = site.add(f"/defects/rejecting-mcp-{field}", REJECTING_FIELDS)
+        assert (await tools.call("browser_navigate", {"instance": "t", "url": url}))["status"] == "success"
+        snap = (await tools.call("browser_snapshot", {"instance": "t"}))["data"]["snapshot"]
+        label = field.capitalize()
+        ref = next(line.split("[ref=")[1].split("]")[0] for line in snap.splitlines() if f'"{label}"' in line)
+        env = await tools.call(
+            "browser_type", {"instance": "t", "ref": ref, "text": text, "clear_first": overwrite}
+        )
+        if ignored:
+            assert env["status"] == "error" and "ignored the text" in env["message"], env
+        else:
+            assert env["status"] == "success", env
+    finally:
+        await manager.close()

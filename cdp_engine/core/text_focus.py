@@ -53,3 +53,21 @@ def focus_refusal(answer: Any) -> str | None:
     if answer == "ok":
         return None
     return FOCUS_REFUSALS.get(answer if isinstance(answer, str) else "", FOCUS_REFUSALS["unfocusable"])
+
+
+# The value of the field that has focus in the document of `this` (through shadow roots): read before and after
+# typing, it tells a field that ignored the keys (a number field given letters, a full field, a controlled
+# input that rejects them) from one that took them. null for a focused element without a value.
+FOCUSED_VALUE = """function() {
+  let a = this.ownerDocument.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  return a && 'value' in a && a.localName !== 'button' ? String(a.value) : null;
+}"""
+
+
+def ignored_text(before: Any, after: Any, text: str, overwrite: bool) -> str | None:
+    """Why typing `text` was ignored, from the focused field's value before and after it (FOCUSED_VALUE), in
+    words a surface puts after the element's name; None when the value changed or could not."""
+    if not isinstance(before, str) or not text or (overwrite and text == before) or after != before:
+        return None
+    return f"ignored the text: its value did not change (it is still {before[:80]!r})"

@@ -24,6 +24,7 @@ from ..core.liveness import bounded, unless_dialog
 from ..core.marks import Mark
 from ..core.policies import INDEX_SCHEMES, RESULT_CHARS, Policies
 from ..core.settle import Arming, SettleReport, observe, settle
+from ..core.text_focus import ignored_text
 from ..core.worlds import Worlds
 from ..errors import (
     CDPEngineError,
@@ -46,9 +47,32 @@ log = logging.getLogger("cdp_engine.index")
 
 # A restored page is the page of a state when these agree (then its indices name the same elements).
 SAME_PAGE_FIELDS = ("url", "title", "page_content", "element_index", "state_hash")
-# The prefix of an INTERNAL_BROWSER_ERROR message when a held dialog pauses the page (README: protocol).
+# The prefix of an INTERNAL_BROWSER_ERROR message when a held dialog pauses the page (docs/protocol.md).
 DIALOG_OPEN = "DIALOG_OPEN"
 NAVIGABLE_SCHEMES = INDEX_SCHEMES  # the default navigation policy (core/policies.py); see ElementIndex.policies
+
+
+def typing_ignored(previous: Capture, capture: Capture, action: dict[str, Any]) -> str | None:
+    """The message when input_text's keys reached the field (focus was proven on it) but the page ignored them:
+    its value in the new capture is the value the previous one showed, though the text should have changed it
+    (a number field given letters, a full field, a controlled input that rejects them). None when it changed,
+    or when the captures cannot tell (no text, a password, a wrapper whose field is inside, a field no longer
+    indexed). Never a success that changed nothing."""
+    if action["action"] != "input_text" or not action["text"]:
+        return None
+    field = previous.elements.get(action["element_index"])
+    if field is None or field.input_type == "password":
+        return None
+    before = field.descriptor["attributes"].get("value")
+    now = next(
+        (e for e in capture.elements.values()
+         if e.backend_node_id == field.backend_node_id and e.session is field.session),
+        None,
+    )  # fmt: skip
+    if now is None:
+        return None
+    ignored = ignored_text(before, now.descriptor["attributes"].get("value"), action["text"], bool(action.get("overwrite")))
+    return None if ignored is None else f"Element {field.index} {ignored}."
 
 
 class ElementIndex:
@@ -260,6 +284,9 @@ class ElementIndex:
                     )
                 if capture is None:
                     return self._dialog_state(previous, action, ran=True)
+                ignored = typing_ignored(previous, capture, action)
+                if ignored is not None:  # the keys went to the field and its value did not change
+                    return self._error(previous, "ELEMENT_NOT_INTERACTIVE", ignored, action)
             except (CDPEngineError, TimeoutError) as exc:
                 # A browser fault, never raised: a surface that follows tabs checks tab.closed on the error.
                 log.debug("action failed", exc_info=True)

@@ -20,7 +20,7 @@ from ..core.browser import Tab
 from ..core.lifecycle import LifecycleWatcher
 from ..core.policies import PolicyError
 from ..core.refs import NodeRef
-from ..core.text_focus import FOCUS_FOR_TEXT, focus_refusal
+from ..core.text_focus import FOCUS_FOR_TEXT, FOCUSED_VALUE, focus_refusal, ignored_text
 from ..errors import CDPEngineError
 from .envelope import ToolError
 from .instances import Modal, Page
@@ -160,9 +160,18 @@ async def fill(tab: Tab, node: NodeRef, text: str) -> None:
             f"{node.ref} cannot be filled ({kind}); use an input, textarea or contenteditable.",
         )
     if text:
+        before = await input.call_on(node, FOCUSED_VALUE)
         await input.insert_text(tab, text)
+        await _took(node, before, text, overwrite=True)
     else:
         await input.press(tab, "Delete", implied_shift=False)
+
+
+async def _took(node: NodeRef, before: Any, text: str, *, overwrite: bool) -> None:
+    """invalid_params when the focused field's value did not change though `text` should have changed it."""
+    ignored = ignored_text(before, await input.call_on(node, FOCUSED_VALUE), text, overwrite)
+    if ignored is not None:
+        raise ToolError("invalid_params", f"{node.ref} {ignored}.")
 
 
 async def append(tab: Tab, node: NodeRef, text: str) -> None:
@@ -175,7 +184,9 @@ async def append(tab: Tab, node: NodeRef, text: str) -> None:
     refusal = focus_refusal(answer)
     if refusal is not None:
         raise ToolError("invalid_params", f"{node.ref} {refusal}.")
+    before = await input.call_on(node, FOCUSED_VALUE)
     await input.type_text(tab, text)
+    await _took(node, before, text, overwrite=False)
 
 
 async def select_values(node: NodeRef, values: list[str]) -> list[str]:
