@@ -1,6 +1,6 @@
 """The settle's rule, case by case (issue 15): what the state returned by act(click_element) shows.
 
-The rule (core/settle.py, README "Settle"): a change the click's handlers made at once is in the
+The rule (core/settle.py, docs/protocol.md, "Settle"): a change the click's handlers made at once is in the
 state; when they changed nothing at once, the page gets one task turn, which covers zero-delay
 timers (a longer timer is not waited for: its change shows in a later state); changes that go on
 past that get the quiet window; requests the click started are waited for, then their answers; a

@@ -1,7 +1,7 @@
 """One settle after actions: arm, run the input, then wait only for what the input caused.
 
 Every surface (element index, browser toolset, harness) settles through `settle()`, so the rule
-lives once (README "Settle", docs/architecture.md). Before the input an observer in the engine's
+lives once (docs/protocol.md, "Settle", docs/architecture.md). Before the input an observer in the engine's
 isolated world of each frame document is armed (it counts DOM mutations, telling apart the ones made
 while a trusted input event was dispatched, and notes the animations already running), the request
 tracker marks where it is, and a lifecycle watcher listens. The input's acknowledgement comes once
@@ -81,7 +81,7 @@ ARM_TIMEOUT = 2.0  # seconds for arming a frame's observer (a renderer that does
 
 @dataclass(frozen=True)
 class SettleOptions:
-    """The settle's knobs (module docstring, README "Settle"); per tab with `use`, else the defaults."""
+    """The settle's knobs (module docstring, docs/protocol.md, "Settle"); per tab with `use`, else the defaults."""
 
     allowance_ms: float = SETTLE_ALLOWANCE_MS
     quiet_ms: float = SETTLE_QUIET_MS
