@@ -479,6 +479,44 @@ async def test_a_change_inside_a_shadow_root_is_a_new_state(
     assert f"Item {mode}-one" in [el["text_content"] for el in state["element_index"].values()]
 
 
+NESTED_CLOSED = """
+<order-card id=card></order-card>
+<script>
+customElements.define('order-line', class extends HTMLElement {
+  connectedCallback() {
+    const root = this.attachShadow({mode: 'closed'});
+    root.innerHTML = '<p>Line: <span>draft</span></p>';
+    window.setLine = (text) => { root.querySelector('span').textContent = text; };
+  }
+});
+customElements.define('order-card', class extends HTMLElement {
+  connectedCallback() {
+    const root = this.attachShadow({mode: 'closed'});
+    root.innerHTML = '<h2>Card</h2><order-line></order-line>';
+  }
+});
+</script>"""
+
+
+@pytest.mark.parametrize(("outer", "inner"), [("closed", "closed"), ("open", "closed"), ("closed", "open")])
+async def test_a_change_in_a_shadow_root_inside_another_is_a_new_state(
+    context: cdp_engine.BrowserContext, site: Any, outer: str, inner: str
+) -> None:
+    # A root inside another root's tree, closed or open at each level: the probe watches it too.
+    html = NESTED_CLOSED.replace("{mode: 'closed'});\n    root.innerHTML = '<h2>", f"{{mode: '{outer}'}});\n    root.innerHTML = '<h2>")
+    html = html.replace("{mode: 'closed'});\n    root.innerHTML = '<p>Line", f"{{mode: '{inner}'}});\n    root.innerHTML = '<p>Line")
+    tab = await context.new_tab()
+    assert isinstance(tab, cdp_engine.AgentTab)
+    await tab.goto(site.add(f"/defects/nested-{outer}-{inner}", html), wait_until="load")
+    first = await tab.state()
+    assert "draft" in first["page_content"], first["page_content"]
+    for _ in range(2):
+        assert (await tab.state())["page_content"] == first["page_content"]
+    await tab.evaluate("setLine('Saved line 7')")
+    state = await tab.state()
+    assert "Saved line 7" in state["page_content"], state["page_content"]
+
+
 # ----- what an action started in a shadow root, fading in (defect 7 with 8) ---------------------------------
 
 FADING_POPUP = """

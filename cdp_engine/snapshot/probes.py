@@ -275,8 +275,8 @@ class ChangeProbes:
         """Have the probe of each document a capture found shadow content in (`shadowed`: (session, frame id)
         to the backend node ids of the hosts of its closed roots) watch its shadow roots: the open ones it
         finds itself (a sweep of the document), each closed one handed to it once (DOM.describeNode names
-        the root of its host; the probe cannot reach it). A closed root inside another closed root's tree
-        is not found (docs/real-web.md)."""
+        the roots of its host and of the hosts inside them; the probe cannot reach them). A closed root
+        attached inside another one after its host was first seen is not found (docs/real-web.md)."""
         frames = self.tab.frames
         jobs: list[Awaitable[Any]] = []
         for (session, fid), hosts in shadowed.items():
@@ -296,9 +296,20 @@ class ChangeProbes:
 
     @staticmethod
     async def _watch_closed(session: CDPSession, ctx: int, hosts: list[int], seen: set[int]) -> None:
+        def roots_in(node: dict[str, Any]) -> list[dict[str, Any]]:
+            """The shadow roots of the host and of every host inside them (a closed root in a closed root's tree:
+            the snapshot cannot tell its host from the outer tree's nodes, DOM.describeNode pierces both)."""
+            found = []
+            for root in node.get("shadowRoots", []):
+                found.append(root)
+                found += roots_in(root)
+            for child in node.get("children", []):
+                found += roots_in(child)
+            return found
+
         async def one(host: int) -> None:
-            described = await session.send("DOM.describeNode", {"backendNodeId": host, "depth": 0})
-            for root in described["node"].get("shadowRoots", []):
+            described = await session.send("DOM.describeNode", {"backendNodeId": host, "depth": -1, "pierce": True})
+            for root in roots_in(described["node"]):
                 params = {"backendNodeId": root["backendNodeId"], "executionContextId": ctx, "objectGroup": ROOTS_GROUP}
                 resolved = await session.send("DOM.resolveNode", params)
                 answer = await session.send(
