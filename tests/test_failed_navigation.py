@@ -26,6 +26,8 @@ from cdp_engine.core import navigation, network
 from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
 from cdp_engine.toolset import BrowserToolset, ToolsetConfig
 
+pytestmark = pytest.mark.slow  # waits out deadlines by design: .ci/run runs it (`pytest -m slow`)
+
 NAV_TIMEOUT = 2.0
 COMMAND_TIMEOUT = 3.0
 ACT_TIMEOUT = NAV_TIMEOUT + COMMAND_TIMEOUT  # ElementIndex.act_timeout

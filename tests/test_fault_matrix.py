@@ -15,6 +15,8 @@ import pytest
 import pytest_asyncio
 from fault_matrix import CASES, Case, Pages, run_case, serve
 
+pytestmark = pytest.mark.slow  # waits out deadlines by design: .ci/run runs it (`pytest -m slow`)
+
 
 @pytest_asyncio.fixture(scope="module")
 async def pages() -> AsyncIterator[Pages]:

@@ -18,6 +18,8 @@ import pytest
 import cdp_engine
 from cdp_engine.errors import ConnectionClosedError, RendererHungError, TargetClosedError
 
+pytestmark = pytest.mark.slow  # waits out deadlines by design: .ci/run runs it (`pytest -m slow`)
+
 _counter = itertools.count()
 
 

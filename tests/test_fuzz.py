@@ -33,6 +33,8 @@ from cdp_engine.index.actions import ActionValidationError, parse_action
 from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
 from cdp_engine.toolset import BrowserToolset
 
+pytestmark = pytest.mark.slow  # fuzzes every surface: .ci/run runs it (`pytest -m slow`)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

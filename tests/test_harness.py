@@ -780,6 +780,7 @@ def process_tag(monkeypatch: pytest.MonkeyPatch) -> str:
     return tag
 
 
+@pytest.mark.slow
 def test_worker_processes_each_with_its_own_chromium(process_tag: str) -> None:
     tasks = [LOGIN, SELECT, LOGIN, SELECT]
     results = run_in_processes(tasks, ScriptedPolicy(SCRIPTS), workers=2, concurrency=2, pages=_task_pages())
@@ -789,6 +790,7 @@ def test_worker_processes_each_with_its_own_chromium(process_tag: str) -> None:
     assert _wait_none(process_tag) == []  # every worker's Chromium is gone
 
 
+@pytest.mark.slow
 def test_ray_local_run(process_tag: str) -> None:
     ray = pytest.importorskip("ray", reason="Ray is the optional extra cdp-engine[ray]")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)

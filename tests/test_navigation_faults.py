@@ -20,6 +20,8 @@ from aiohttp import web
 
 import cdp_engine
 
+pytestmark = pytest.mark.slow  # waits out deadlines by design: .ci/run runs it (`pytest -m slow`)
+
 NAV_TIMEOUT = 5.0
 SLACK = 2.0  # what a deadline may overrun by on a loaded machine
 

@@ -41,6 +41,7 @@ def _clean_env(venv: Path) -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow
 def test_the_wheel_in_a_fresh_venv(tmp_path: Path) -> None:
     # A copy of the sources, so the build leaves nothing in the checkout (build/, *.egg-info).
     source = tmp_path / "src"

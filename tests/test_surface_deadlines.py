@@ -14,6 +14,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
 import pytest_asyncio
 from aiohttp import web
 
@@ -21,6 +22,8 @@ import cdp_engine
 from cdp_engine.mcp_server.instances import Config, InstanceManager
 from cdp_engine.mcp_server.tools import BrowserTools
 from cdp_engine.toolset import BrowserToolset, ToolsetConfig
+
+pytestmark = pytest.mark.slow  # waits out deadlines by design: .ci/run runs it (`pytest -m slow`)
 
 COMMAND = 3.0  # the browser's command deadline in these tests
 PROBE = 1.0
