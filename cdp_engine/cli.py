@@ -1,6 +1,6 @@
 """The `cdp-engine` command: demo, state, serve, mcp, doctor, view.
 
-Every command takes its options from the one option table (core/options.py; docs/configuration.md): the
+Every command takes its options from the one option table (app/options.py; docs/configuration.md): the
 same names on the command line, in the environment and in a config file, checked before anything starts
 (a bad value is one line on stderr and exit status 2). `serve` is the HTTP service's own command
 (`service.run`, also `python -m cdp_engine.service`).
@@ -17,8 +17,8 @@ from typing import Any
 
 import orjson
 
-from .core.commands import bind, run_command
-from .core.options import OptionError, Settings
+from .app.options import OptionError, Settings
+from .app.process import bind, run_command
 from .version import __version__
 
 
@@ -119,7 +119,7 @@ def _mcp(settings: Settings, _args: Any) -> int:
     asyncio.run(main)
     # Everything is closed (browser included); skip the interpreter's slow teardown of the SDK's modules so a
     # client, which waits only briefly after closing stdin or signalling, sees a clean exit instead of killing us.
-    from .core import tracing
+    from .util import tracing
 
     tracing.flush()  # os._exit runs no exit handlers: buffered spans would be lost
     sys.stdout.flush()

@@ -21,8 +21,8 @@ import time
 from importlib import resources
 from typing import Any
 
+from .app.options import Settings
 from .cdp.launcher import CANDIDATES, INSTALL_HINT, find_chromium, install_paths
-from .core.options import Settings
 from .core.policies import INDEX_SCHEMES, SERVER_SCHEMES
 from .errors import CDPEngineError
 from .index.tab import connect, launch

@@ -19,7 +19,7 @@ the protocol's state object. One tab in its own browser context per service; req
 serialized because the protocol is one turn at a time (state, action, state).
 
 Run it with `cdp-engine serve [--port 8765] [--start-url URL]` or `python -m cdp_engine.service` (one
-command: the same options, from core/options.py, and the same code, `run()`).
+command: the same options, from app/options.py, and the same code, `run()`).
 """
 
 from __future__ import annotations
@@ -39,15 +39,15 @@ from typing import Any, Literal
 import orjson
 from aiohttp import web
 
+from .app.options import LOOPBACK_HOSTS, Settings
+from .app.process import bind, run_command
 from .core.browser import Browser, BrowserContext, Tab
-from .core.budget import BudgetError, check_budget, check_offset
-from .core.commands import bind, run_command
 from .core.files import ScreenshotOptions, ScreenshotSpec
-from .core.options import LOOPBACK_HOSTS, Settings
 from .core.policies import RESULT_CHARS, SERVER_SCHEMES, Policies
 from .index.element_index import ElementIndex
 from .index.tab import open_browser
 from .snapshot.extended import INTERACTIVE_MODES
+from .util.text_windows import BudgetError, check_budget, check_offset
 
 __all__ = ["LOOPBACK_HOSTS", "TIMINGS_HEADER", "create_app", "serve"]
 

@@ -15,13 +15,13 @@ import pytest_asyncio
 from aiohttp import ClientSession, web
 
 import cdp_engine
-from cdp_engine.core import schema
 from cdp_engine.core.policies import MAX_URL_CHARS, NavigationPolicy, Policies, PolicyError
 from cdp_engine.errors import NavigationError
 from cdp_engine.index.actions import ActionValidationError, parse_action
 from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
 from cdp_engine.service import create_app
 from cdp_engine.toolset import BrowserToolset, ToolsetConfig
+from cdp_engine.util import schema
 
 TOKEN = "bad-input-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from cdp_engine.app import options
+from cdp_engine.app.options import OptionError, resolve
 from cdp_engine.cdp import launcher
-from cdp_engine.core import options
-from cdp_engine.core.options import OptionError, resolve
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -315,7 +315,7 @@ def test_mcp_http_logs_refused_logins_at_warning(tmp_path: Path) -> None:
 
 def test_a_token_in_a_log_record_is_redacted(tmp_path: Path) -> None:
     script = (
-        "import logging; from cdp_engine.core.commands import configure_logging\n"
+        "import logging; from cdp_engine.app.process import configure_logging\n"
         f"configure_logging('info', {str(tmp_path / 'x.log')!r}, secrets=['s3cret'])\n"
         "logging.getLogger('cdp_engine.service').warning('header was %s', 'Bearer s3cret')\n"
     )

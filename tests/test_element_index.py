@@ -20,9 +20,9 @@ import orjson
 import pytest
 
 import cdp_engine
-from cdp_engine.core import schema
 from cdp_engine.errors import CDPEngineError
 from cdp_engine.snapshot.capture import PAGE_CONTENT_CAP
+from cdp_engine.util import schema
 
 ROOT = Path(__file__).resolve().parent.parent
 _paths = itertools.count(1)
@@ -1091,7 +1091,7 @@ async def test_style_verification_recovers_from_a_lost_isolated_world(tab: cdp_e
 
 
 async def test_action_validation_non_finite_huge_wrong_missing_extra(tab: cdp_engine.Tab, site: Any) -> None:
-    """The one validator (core.schema against protocol/schemas/action.json) in the protocol's words: NaN and the
+    """The one validator (util.schema against protocol/schemas/action.json) in the protocol's words: NaN and the
     infinities are not numbers (ACTION_VALIDATION_FAILED, like a wrong type, a missing or an extra field); a huge
     index (beyond 2**53 - 1) is refused the same way, with a serialisable failed_action (issue 14, defect 4); a huge
     scroll scrolls to the end; nothing else happens on a failure."""

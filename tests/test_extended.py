@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 import cdp_engine
-from cdp_engine.core import schema
 from cdp_engine.core.input import call_function_on
 from cdp_engine.index.element_index import ElementIndex
 from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
 from cdp_engine.toolset import BrowserToolset, ToolsetConfig
+from cdp_engine.util import schema
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -14,10 +14,10 @@ import pytest
 import pytest_asyncio
 
 import cdp_engine
-from cdp_engine.core import schema
 from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
 from cdp_engine.mcp_server.caps import CAPS, DEFAULT_CAPS, parse_caps
 from cdp_engine.mcp_server.registry import REGISTRY, UNSUPPORTED_PARAMS
+from cdp_engine.util import schema
 
 # The default set's definitions (tools/list entries as compact JSON, as the SDK sends them) stay within 4k tokens.
 DEFAULT_BUDGET_CHARS = 16_000

@@ -171,7 +171,7 @@ async def test_streamable_http_server(site: Any) -> None:
 async def test_all_caps_and_structured_content(site: Any) -> None:
     """BROWSER_MCP_CAPS=all offers all 48 tools (the reference's 46 with its every parameter, the pinned schemas);
     BROWSER_MCP_STRUCTURED_CONTENT=1 adds the envelope as structured content, still without image bytes."""
-    from cdp_engine.core import schema
+    from cdp_engine.util import schema
 
     env = _env(BROWSER_MCP_CAPS="all", BROWSER_MCP_STRUCTURED_CONTENT="1")
     params = StdioServerParameters(command=sys.executable, args=["-m", "cdp_engine", "mcp"], env=env, cwd=ROOT)

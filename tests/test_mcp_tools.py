@@ -1034,7 +1034,7 @@ def test_every_tool_and_error_type_was_exercised() -> None:
     assert ERROR_TYPES - ERRORS - {"dialog_not_present"} == set()
 
 
-# ----- parameter validation: core.schema failures in MCP's words ---------------------------------
+# ----- parameter validation: util.schema failures in MCP's words ---------------------------------
 
 
 NON_FINITE = (float("nan"), float("inf"), float("-inf"))
@@ -1103,8 +1103,8 @@ async def test_huge_and_integral_numbers(s: Surface, site: Any) -> None:
 def test_published_tool_schemas_match_the_signatures() -> None:
     """protocol/schemas/tools/mcp-tools.json is exactly what tools/list advertises (regenerate it when a tool
     signature changes: {name: REGISTRY[name].schema} under "tools")."""
-    from cdp_engine.core import schema
     from cdp_engine.mcp_server.registry import REGISTRY
+    from cdp_engine.util import schema
 
     published = schema.tool_schema("mcp-tools")["tools"]
     assert published == {name: REGISTRY[name].schema for name in sorted(REGISTRY)}

@@ -100,7 +100,7 @@ def test_the_dockerfile_serves_mcp_over_http_with_valid_options() -> None:
     import json
     import re
 
-    from cdp_engine.core.options import resolve
+    from cdp_engine.app.options import resolve
 
     text = (ROOT / "Dockerfile").read_text()
     assert re.search(r"^FROM python:3\.\d+-slim-bookworm$", text, re.M)

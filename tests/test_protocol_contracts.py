@@ -19,7 +19,6 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from cdp_engine.core import schema
 from cdp_engine.index.actions import (
     ACTION_NAMES,
     ActionValidationError,
@@ -29,6 +28,7 @@ from cdp_engine.index.actions import (
     parse_action,
     validate_action,
 )
+from cdp_engine.util import schema
 
 VECTORS = schema.schemas_dir().parent / "vectors"
 ACTION_VECTORS: list[dict[str, Any]] = json.loads((VECTORS / "actions.json").read_text(encoding="utf-8"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from cdp_engine.core import schema
+from cdp_engine.util import schema
 
 
 async def test_nested_out_of_process_frames_survive_renavigation(tab, site):

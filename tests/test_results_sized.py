@@ -1,7 +1,7 @@
 """Results sized for models (issue 16, Builds 1-2): a default budget on every result that grows with the page,
 and scoping and paging that reach the whole page with refs and indices still actionable.
 
-core/budget.py is the one window and marker; each surface is walked to the end of a long generated page
+util/text_windows.py is the one window and marker; each surface is walked to the end of a long generated page
 (tests/conftest.py long_page_html) and acts on something only a later part shows.
 """
 
@@ -19,11 +19,11 @@ from aiohttp import ClientSession, web
 from conftest import long_page_html
 
 import cdp_engine
-from cdp_engine.core.budget import BudgetError, check_budget, check_offset, context_lines, window
 from cdp_engine.core.policies import MAX_RESULT_CHARS, RESULT_CHARS
 from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
 from cdp_engine.service import create_app
 from cdp_engine.toolset import BrowserToolset, ToolsetConfig
+from cdp_engine.util.text_windows import BudgetError, check_budget, check_offset, context_lines, window
 
 TOKENS = 25_000  # the tool-result limit the defaults must fit (tokens estimated as chars / 4)
 

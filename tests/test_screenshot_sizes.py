@@ -21,7 +21,7 @@ from test_screenshot import decode_png
 from test_service import Service
 
 import cdp_engine
-from cdp_engine.core import options
+from cdp_engine.app import options
 from cdp_engine.core.files import ScreenshotOptions, image_size_base64, page_tile, tile_count
 from cdp_engine.index.element_index import ElementIndex
 from cdp_engine.mcp_server import Config

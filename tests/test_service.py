@@ -16,8 +16,8 @@ import pytest_asyncio
 from aiohttp import ClientSession, web
 
 import cdp_engine
-from cdp_engine.core import schema
 from cdp_engine.service import TIMINGS_HEADER, create_app, serve
+from cdp_engine.util import schema
 
 TOKEN = "test-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

@@ -7,7 +7,7 @@ import time
 
 from aiohttp import web
 
-from cdp_engine.core import schema
+from cdp_engine.util import schema
 
 
 async def test_click_waits_for_the_request_it_started(tab, site):

@@ -1412,7 +1412,7 @@ NAN, INF = float("nan"), float("inf")
 
 
 async def test_validation_non_finite_huge_and_integral_numbers(ts: BrowserToolset) -> None:
-    """core.schema checks the members' schemas (protocol/schemas/tools/browser-toolset.json): NaN and the
+    """util.schema checks the members' schemas (protocol/schemas/tools/browser-toolset.json): NaN and the
     infinities are never numbers, absurd coordinates are out of range, 2.0 is the integer 2; each with the
     toolset's invalid-input text, values never echoed."""
     point = {"type": "coordinate", "x": 1, "y": 1}
@@ -1447,7 +1447,7 @@ async def test_validation_non_finite_huge_and_integral_numbers(ts: BrowserToolse
 
 def test_member_schemas_are_data() -> None:
     """Every member's input schema is in the protocol's tool schemas, and nothing else is."""
-    from cdp_engine.core import schema
+    from cdp_engine.util import schema
 
     doc = schema.tool_schema("browser-toolset")
     assert set(doc["members"]) == set(MEMBER_NAMES)

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 import cdp_engine
-from cdp_engine.core import tracing
 from cdp_engine.index.element_index import ElementIndex
 from cdp_engine.mcp_server.instances import Config, InstanceManager
 from cdp_engine.mcp_server.tools import BrowserTools
 from cdp_engine.toolset import BrowserToolset
+from cdp_engine.util import tracing
 
 ROOT = Path(__file__).resolve().parents[1]
 

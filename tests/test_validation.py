@@ -1,4 +1,4 @@
-"""The one parameter validator (core.schema): structured failures that each surface puts in its own words.
+"""The one parameter validator (util.schema): structured failures that each surface puts in its own words.
 
 The surfaces' texts are pinned in their own tests (test_element_index, test_toolset, test_mcp_tools);
 here the failure kinds themselves, which their mapping tables are keyed by.
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from cdp_engine.core import schema
+from cdp_engine.util import schema
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

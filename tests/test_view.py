@@ -21,11 +21,11 @@ import aiohttp
 import pytest
 
 import cdp_engine
-from cdp_engine.core import activity
 from cdp_engine.errors import CDPEngineError
 from cdp_engine.harness.env import BrowserEnv
 from cdp_engine.harness.tasks import TaskSpec
 from cdp_engine.index.element_index import ElementIndex
+from cdp_engine.util import activity
 from cdp_engine.view import LiveView, Recorder, export_html, load_run
 
 Wait = Callable[..., Awaitable[None]]
@@ -168,7 +168,7 @@ async def test_a_slow_viewer_keeps_one_frame_per_tab(browser: cdp_engine.Browser
 
 
 async def test_the_hook_reports_toolset_calls(browser: cdp_engine.Browser, site: Any) -> None:
-    """Every surface reports through core/activity.py: the toolset's member calls too."""
+    """Every surface reports through util/activity.py: the toolset's member calls too."""
     from cdp_engine.toolset import BrowserToolset
 
     url = site.add("/view/toolset", AGENT_PAGE)

@@ -24,10 +24,12 @@ PACKAGE = "cdp_engine"
 # Lowest first; a module may import its own layer or lower ones, never a higher one.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("leaf", ("errors", "version")),
+    ("util", ("util",)),
     ("cdp", ("cdp",)),
     ("core", ("core",)),
     ("snapshot", ("snapshot",)),
     ("index", ("index",)),
+    ("app", ("app",)),
     ("surfaces", ("toolset", "mcp_server", "harness", "service", "view")),
     ("facade", ("__init__", "__main__", "cli", "demo", "doctor")),
 )

@@ -39,7 +39,8 @@ from ..errors import (
     StorageStateError,
     TargetClosedError,
 )
-from . import activity, files, network, scripts, storage
+from ..util import activity
+from . import files, network, scripts, storage
 from .lifecycle import SAME_DOCUMENT_TYPES, LifecycleWatcher, WaitUntil, check_wait_until
 from .marks import Mark
 from .policies import NavigationPolicy, PolicyError

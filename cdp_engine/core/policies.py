@@ -29,8 +29,9 @@ from typing import Literal
 from urllib.parse import unquote_to_bytes, urlsplit
 
 from ..errors import CDPEngineError
+from ..util.schema import encodes
+from ..util.text_windows import MAX_RESULT_CHARS, MIN_RESULT_CHARS, RESULT_CHARS
 from .origins import FORBIDDEN_HOST_CHARS, HOST_SCHEMES, OriginPattern, parse_origins, url_origin
-from .schema import encodes
 
 __all__ = [
     "HOST_SCHEMES",
@@ -60,11 +61,6 @@ SERVER_SCHEMES = frozenset({"http", "https", "about", "data"})
 # The in-process element index: what its navigate action has always reached.
 INDEX_SCHEMES = frozenset({"http", "https", "file", "about", "data"})
 TOOLSET_TEXT_CAP = 50_000  # characters of page text / script output the browser toolset returns
-# The default budget of a result that grows with the page (MCP snapshot, page_content, the service's state):
-# 40,000 characters, about 10,000 tokens at chars/4, well inside a 25,000-token tool result (core/budget.py).
-RESULT_CHARS = 40_000
-MIN_RESULT_CHARS = 1_000
-MAX_RESULT_CHARS = 10_000_000
 MCP_MAX_RESULT_BYTES = 1_048_576  # BROWSER_MCP_MAX_RESULT_BYTES default: the UTF-8 JSON envelope
 MCP_MIN_RESULT_BYTES = 4096
 MAX_PATH_CHARS = 4096

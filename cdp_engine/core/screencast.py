@@ -9,7 +9,7 @@ page pays for in the agent's commands (measured: 1.8x per step with one running 
 acknowledged; 1.7x after a think pause with a 1280 px, 10 fps one; benchmarks/live_view.py). So a capture
 here is one frame: start, take the frame, stop, and the next one `1 / max_fps` later (5 fps, 800x500 by
 default: 1.02x in the same run); and the view pauses the captures while a call of the agent runs
-(core/activity.py `running()`), showing the state's own screenshot for the call instead.
+(util/activity.py `running()`), showing the state's own screenshot for the call instead.
 """
 
 from __future__ import annotations

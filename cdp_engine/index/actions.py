@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from ..core import schema
+from ..util import schema
 
 __all__ = [
     "ACTION_NAMES",

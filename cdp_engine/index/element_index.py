@@ -16,8 +16,6 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..core import activity, tracing
-from ..core.budget import check_budget, check_offset
 from ..core.files import Screenshot, ScreenshotSpec, image_size_base64, mark_image, screenshot_options
 from ..core.inflight import NetworkTracker
 from ..core.liveness import bounded, unless_dialog
@@ -36,6 +34,8 @@ from ..snapshot.boxes import shot_transform, state_boxes, state_marks
 from ..snapshot.capture import Capture, ContentWindow, Element, StateCapturer, state_hash
 from ..snapshot.changes import Observation, index_changes
 from ..snapshot.extended import check_mode
+from ..util import activity, tracing
+from ..util.text_windows import check_budget, check_offset
 from . import direct, watch
 from .actions import ActionValidationError, json_safe, parse_action
 from .perform import ActionError, Performer, check_usable
@@ -98,7 +98,7 @@ class ElementIndex:
         self.policies: Policies = Policies.for_index()
         self._end = 0.0  # the running act()'s deadline (time.perf_counter())
         self._speculative: Callable[[], Awaitable[Capture | None]] | None = None  # the read the settle may send early
-        # The budget of page_content in characters (core/budget.py): a longer text is cut after a whole line with
+        # The budget of page_content in characters (util/text_windows.py): a longer text is cut after a whole line with
         # a marker naming the offset to read on. A server sets its own (the HTTP service: --result-chars).
         self.result_chars: int = RESULT_CHARS
         # The last two states returned (state() or act()), for changes(); the capture of the latest.
@@ -119,12 +119,12 @@ class ElementIndex:
         max_chars: int | None = None,
         interactive: str | None = None,
     ) -> dict[str, Any]:
-        """The current state object (see _state); a span with its timings when tracing is on (core/tracing.py),
-        an Activity for the watchers when any (core/activity.py, index/watch.py).
+        """The current state object (see _state); a span with its timings when tracing is on (util/tracing.py),
+        an Activity for the watchers when any (util/activity.py, index/watch.py).
 
         `offset` / `max_chars`: which part of the page's text page_content holds (default: from the start,
         `result_chars` characters); a cut page_content ends with a marker naming the next offset. A bad value
-        is a ValueError (core.budget.BudgetError) before anything is captured; an offset past the end of the
+        is a ValueError (util.text_windows.BudgetError) before anything is captured; an offset past the end of the
         text is one after the capture, and the state of the last good call stays current. `interactive`
         ("strict" or "extended") overrides the tab's set for this call."""
         mode = self._mode(interactive)

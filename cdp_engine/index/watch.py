@@ -1,4 +1,4 @@
-"""The element index's calls as Activities for the watchers (core/activity.py): a live view, a recorder.
+"""The element index's calls as Activities for the watchers (util/activity.py): a live view, a recorder.
 
 ElementIndex.state()/act() come here only when somebody watches; otherwise they skip it with one check.
 """
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..core import activity
+from ..util import activity
 
 if TYPE_CHECKING:
     from ..core.browser import Tab

@@ -15,13 +15,13 @@ from typing import Annotated, Any, Literal
 import orjson
 
 from ..core import input, scripts
-from ..core.budget import BudgetError, check_budget, check_offset, context_lines, window
 from ..core.files import IMAGE_FORMATS, ImageFormat, PageTile, ScreenshotOptions, page_tile
 from ..core.refs import NodeRef
 from ..core.worlds import Worlds
 from ..errors import CDPEngineError, CommandTimeoutError, JavaScriptError, ProtocolError
 from ..snapshot.ax_tree import capture_ax_tree
 from ..snapshot.boxes import ref_boxes, ref_marks
+from ..util.text_windows import BudgetError, check_budget, check_offset, context_lines, window
 from . import changes as snapshot_changes
 from .envelope import ToolError
 from .instances import STATIC_RESOURCE_TYPES, Config, Instance, Page
@@ -210,7 +210,7 @@ async def browser_snapshot(
 
 
 def _snapshot_window(data: dict[str, Any], budget: int, offset: int | None) -> dict[str, Any]:
-    """The snapshot cut to its budget (core.budget): the ancestors of the first line repeated, a marker line
+    """The snapshot cut to its budget (util.text_windows): the ancestors of the first line repeated, a marker line
     naming next_offset; `offset`, `next_offset` and `total_chars` beside it when it is a part."""
     text = data["snapshot"]
     start = offset or 0

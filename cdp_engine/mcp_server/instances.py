@@ -28,11 +28,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..app.options import parse_flag
 from ..cdp.connection import CDPSession
 from ..core import emulation, files, network, observers
 from ..core.browser import Browser, BrowserContext, Tab
-from ..core.budget import BudgetError, check_budget
-from ..core.options import parse_flag
 from ..core.policies import RESULT_CHARS, SERVER_SCHEMES, FilePolicy, Policies
 from ..core.records import Dialog, Download
 from ..core.refs import RefRegistry
@@ -41,6 +40,7 @@ from ..core.worlds import Worlds
 from ..errors import BrowserNotFoundError, CDPEngineError
 from ..index.tab import connect, launch
 from ..snapshot.ax_tree import AXNode
+from ..util.text_windows import BudgetError, check_budget
 from .caps import DEFAULT_CAPS, parse_caps
 from .envelope import DEFAULT_MAX_RESULT_BYTES, MIN_MAX_RESULT_BYTES, ToolError
 from .events import EventStream, truncate_fields
@@ -146,7 +146,7 @@ class Config:
     # A full page always gets the compact encoder: it is the image the result-size bound meets.
     screenshot_quality: int = 80
     screenshot_optimize_for_speed: bool = True
-    # The budget in characters of a result that grows with the page (browser_snapshot; core/budget.py): a longer
+    # The budget in characters of a result that grows with the page (browser_snapshot; util/text_windows.py): a longer
     # one is cut after a whole line with a marker naming the offset to read on. Per call: max_chars.
     result_chars: int = RESULT_CHARS
     # browser_screenshot's image size when a call names none (its max_width / max_height): the long side the

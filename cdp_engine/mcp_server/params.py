@@ -1,7 +1,7 @@
 """Tool input schemas derived from the tool functions' type hints, validated by the core's one validator.
 
 One source of truth: the Python signature. The schema is what `tools/list` advertises (and is
-published as protocol/schemas/tools/mcp-tools.json); core.schema checks arguments against it and
+published as protocol/schemas/tools/mcp-tools.json); util.schema checks arguments against it and
 MESSAGES puts its failures in MCP's words, so any mismatch is `invalid_params` before the tool runs,
 naming the argument (the SDK is not relied on to validate).
 """
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, get_args, get_origin
 
-from ..core.schema import MAX_SENDABLE_DEPTH, Failure, Validator, unsendable
+from ..util.schema import MAX_SENDABLE_DEPTH, Failure, Validator, unsendable
 from .envelope import ToolError
 
 _JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
@@ -97,7 +97,7 @@ def signature_schema(
     return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
 
 
-# MCP's words for each schema failure kind (core.schema validates; {where} is the argument's path).
+# MCP's words for each schema failure kind (util.schema validates; {where} is the argument's path).
 MESSAGES: dict[str, str] = {
     "unexpected": "unexpected argument '{where}'",
     "missing": "missing required argument '{where}'",
@@ -179,7 +179,7 @@ def validate(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any
 
 
 def _unsendable(arguments: dict[str, Any]) -> str | None:
-    """What core.schema.unsendable found, in MCP's words (naming the argument)."""
+    """What util.schema.unsendable found, in MCP's words (naming the argument)."""
     found = unsendable(arguments)
     if found is None:
         return None

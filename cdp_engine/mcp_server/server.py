@@ -22,7 +22,7 @@ import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from ..core.commands import bind
+from ..app.process import bind
 from .envelope import dumps
 from .instances import Config, InstanceManager
 from .registry import REGISTRY

@@ -14,7 +14,6 @@ import logging
 import time
 from typing import Any
 
-from ..core import activity, tracing
 from ..core.input import NotInteractableError
 from ..core.keys import UnknownKeyError
 from ..core.liveness import diagnose
@@ -28,6 +27,7 @@ from ..errors import (
     RendererHungError,
 )
 from ..snapshot.boxes import ref_boxes
+from ..util import activity, tracing
 from . import inspection, interaction, lifecycle, navigation, pages  # noqa: F401  (they register tools)
 from .envelope import Operation, ToolError, bound, error, success
 from .instances import Config, Instance, InstanceManager
@@ -151,7 +151,7 @@ class BrowserTools:
     def _report(
         name: str, arguments: dict[str, Any], envelope: dict[str, Any], ctx: Ctx, t0: float, started: float
     ) -> None:
-        """The call as an Activity for the watchers (a live view, a recorder: core/activity.py)."""
+        """The call as an Activity for the watchers (a live view, a recorder: util/activity.py)."""
         page = ctx.instance.by_id.get(ctx.op.page_id or "") if ctx.instance is not None else None
         tab = page.tab if page is not None else None
         activity.emit(

@@ -27,11 +27,11 @@ import orjson
 import xxhash
 
 from ..cdp.connection import CDPSession, gc_paused
-from ..core.budget import window
 from ..core.files import ScreenshotOptions, ScreenshotSpec, page_region, screenshot_options, start_screenshot
 from ..core.policies import RESULT_CHARS
 from ..core.worlds import Worlds
 from ..errors import CDPEngineError
+from ..util.text_windows import window
 from .extended import DETECTION_ATTRS, check_mode, find_extended
 from .node_path import DocTree
 from .probes import ChangeProbes, SentProbes
@@ -611,7 +611,7 @@ class StateCapturer:
         `screenshot`: False (none), True or "png", "jpeg" or "webp" (at `jpeg_quality`), or ScreenshotOptions.
         An unchanged state keeps its screenshot only when the page could not have painted by itself since
         (still_signature) and the options are the same; otherwise only the screenshot is taken again.
-        `content`: the (offset, budget) of page_content in the page's text (core.budget); another one than the
+        `content`: the (offset, budget) of page_content in the page's text (util.text_windows); another one than the
         cached state's is a new capture. `interactive`: "strict" or "extended" (snapshot/extended.py); a cached
         state serves only its own set."""
         t0 = time.perf_counter()
@@ -1682,7 +1682,7 @@ class _Builder:
                 el.descriptor["role"] = None
 
     def page_content(self) -> str:
-        """The folded text's window (core.budget), with the marker when it is not the whole text.
+        """The folded text's window (util.text_windows), with the marker when it is not the whole text.
 
         Past the window's end the walk stopped collecting text (only the element index needs the rest), so
         the marker says more follows without counting it."""

@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-from ..core import activity, input, keys, navigation, scripts, tracing
 from ..core import files as core_files
-from ..core.budget import check_budget, context_lines, window
+from ..core import input, keys, navigation, scripts
 from ..core.inflight import NetworkTracker
 from ..core.lifecycle import wait_loaded
 from ..core.liveness import bounded
@@ -55,6 +54,8 @@ from ..errors import (
 )
 from ..snapshot.ax_tree import capture_ax_tree
 from ..snapshot.boxes import ref_boxes, ref_marks
+from ..util import activity, tracing
+from ..util.text_windows import check_budget, context_lines, window
 from . import read_page as reader
 from .diagnostics import ConsoleLog, NetworkLog
 from .inputs import (
@@ -610,7 +611,7 @@ class BrowserToolset:
         t0: float,
         started: float,
     ) -> None:
-        """The call as an Activity for the watchers (core/activity.py), on the tab it left active."""
+        """The call as an Activity for the watchers (util/activity.py), on the tab it left active."""
         managed = self.book.get(None)
         tab = managed.tab if managed is not None else None
         text = next((b.get("text") for b in content if b.get("type") == "text"), None) if is_error else None
@@ -1008,7 +1009,7 @@ class BrowserToolset:
 
     def _window(self, managed: ManagedTab, text: str, read: Continuation) -> str:
         """The part of a whole read_page / get_page_text / find text that fits ToolsetConfig.text_chars, from
-        `read.offset` (core.budget): an outline's part repeats the ancestors of its first line, and a cut part
+        `read.offset` (util.text_windows): an outline's part repeats the ancestors of its first line, and a cut part
         ends with the marker naming a continuation ref that read_page takes as its `ref` to read on."""
         limit = self.config.text_chars
         if read.offset == 0 and len(text) <= limit:

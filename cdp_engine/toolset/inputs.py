@@ -1,7 +1,7 @@
 """Member names, defaults and exact input validation for `browser_toolset_20260801`.
 
 Neither the API nor the SDK enforces the ranges it states to Claude, so every input is checked
-against the member's schema (protocol/schemas/tools/browser-toolset.json, by core.schema): types
+against the member's schema (protocol/schemas/tools/browser-toolset.json, by util.schema): types
 (a bool is never an int, NaN is not a number), required fields, ranges and no unknown fields.
 Problems are listed together so the model can fix them in one round trip; values are never echoed.
 """
@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..core import schema
+from ..util import schema
 
 TOOLSET_TYPE = "browser_toolset_20260801"
 TOOLSET_NAME = "browser"
@@ -59,7 +59,7 @@ class InputError(ValueError):
 
 
 # The member schemas are data: protocol/schemas/tools/browser-toolset.json (members/<name>), checked by
-# core.schema; the texts below are this surface's words for each failure kind ({where}: dotted path).
+# util.schema; the texts below are this surface's words for each failure kind ({where}: dotted path).
 MESSAGES: dict[str, str] = {
     "unexpected": "{where} is not a field of this member",
     "missing": "{where} is required",

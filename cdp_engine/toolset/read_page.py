@@ -9,7 +9,7 @@ quoted when they hold spaces; states are bare flags (checked, disabled, expanded
 focused, required); fields carry value="…"; `(offscreen)` marks elements outside the viewport
 when filter is "all". Text that is not an element's own name appears as `text "…"` (no ref).
 The output ends with `Viewport: WxH`. These functions return the whole text; the executor hands out a window
-of it (ToolsetConfig.text_chars, 50,000 by default, core/budget.py) ending with a marker that names a
+of it (ToolsetConfig.text_chars, 50,000 by default, util/text_windows.py) ending with a marker that names a
 continuation ref: read_page with that ref reads the next part.
 """
 
@@ -32,7 +32,7 @@ WHAT = "Output"  # the marker's subject: `[Output truncated: characters 0-49,990
 
 
 def read_on(token: str | None, *, tree: bool) -> str:
-    """The marker's `how` clause: the continuation ref to pass to read_page (core.budget's marker)."""
+    """The marker's `how` clause: the continuation ref to pass to read_page (util.text_windows's marker)."""
     if token is None:
         return "This is the end; read_page or get_page_text again reads from the start."
     narrow = ", or narrow with a smaller depth or a ref" if tree else ""
@@ -188,7 +188,7 @@ def _walk_lines(
     include_root: bool,
 ) -> tuple[list[str], bool, int]:
     """(lines, truncated, hidden count) for the tree under root."""
-    cap = _Cap(MAX_RESULT_CHARS, 0)  # the whole text: the caller takes a window of it (core.budget)
+    cap = _Cap(MAX_RESULT_CHARS, 0)  # the whole text: the caller takes a window of it (util.text_windows)
     hidden = 0
     stack: list[tuple[AXNode, int, str, bool]] = [(root, 0, "", include_root)]
     # (node, level, parent name, is root)

@@ -1,6 +1,6 @@
 """`cdp-engine view` (replay a trajectory, export it, or watch a browser over CDP) and the servers' `--view`.
 
-The options are the option table's (core/options.py: --host, --port, --token, --allow-remote, checked
+The options are the option table's (app/options.py: --host, --port, --token, --allow-remote, checked
 before anything starts, a bad one is one line and exit status 2); the command's own arguments are the
 trajectory to open, `--export FILE` and `--attach ENDPOINT`.
 """
@@ -13,8 +13,8 @@ import sys
 from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
-from ..core.commands import bind
-from ..core.options import OptionError, Settings
+from ..app.options import OptionError, Settings
+from ..app.process import bind
 from ..errors import CDPEngineError
 from .live import LiveView
 from .record import Recorder, export_html, load_run

@@ -3,14 +3,14 @@
 `async with LiveView() as view: print(view.url)` serves http://127.0.0.1:PORT/?token=… (aiohttp, loopback
 only unless allow_remote, the random token required on every request: 403 without). The page shows every
 tab (Page.startScreencast frames), the element index as an overlay that can be switched on, the last
-actions of every surface with their timings and results (core/activity.py), and each tab's URL.
+actions of every surface with their timings and results (util/activity.py), and each tab's URL.
 
 Costs: with no viewer connected, no screencast runs and the activity hook is not subscribed to frames;
 the hook itself is one list check per call. With viewers, each keeps only the newest frame per tab: a
 viewer that reads slowly misses frames, it never queues them and never slows the agent (core/screencast.py).
 
 Which browsers: by default every Browser of this process, now and later (the MCP server's instances, the
-HTTP service's, the harness's, a library program's: they register in core/activity.py); or the ones
+HTTP service's, the harness's, a library program's: they register in util/activity.py); or the ones
 given. A browser of another process is watched over CDP: `cdp-engine view --attach ENDPOINT` (view/attach.py).
 """
 
@@ -31,11 +31,11 @@ import orjson
 from aiohttp import WSMsgType, web
 
 from ..cdp.connection import CDPSession
-from ..core import activity
-from ..core.activity import Activity
 from ..core.screencast import Screencast
 from ..errors import CDPEngineError
 from ..index.element_index import ElementIndex
+from ..util import activity
+from ..util.activity import Activity
 from .page import render_page
 
 if TYPE_CHECKING:
@@ -144,7 +144,7 @@ BoxSource = Callable[[], tuple[Mapping[Any, Mapping[str, Any]], tuple[float, ...
 
 def overlay_of(key: str, source: BoxSource) -> dict[str, Any] | None:
     """The overlay message of a tab: [label, x, y, width, height] of each visible box of its last read (the
-    state's indices or the snapshot's refs: core/activity.py `Activity.boxes`), and the viewport they were
+    state's indices or the snapshot's refs: util/activity.py `Activity.boxes`), and the viewport they were
     measured in (the page moves them by the scroll since, frame by frame)."""
     try:
         boxes, viewport = source()

@@ -1,6 +1,6 @@
 """Recording any surface's calls as a trajectory, and a trajectory as a replay page or one HTML file.
 
-`Recorder(folder)` subscribes to the activity hook (core/activity.py), so it records whatever calls the
+`Recorder(folder)` subscribes to the activity hook (util/activity.py), so it records whatever calls the
 engine in this process (the MCP server's tools, the browser toolset's members, state()/act() under the
 HTTP service, the harness or a library program), one step per call: what ran, its arguments, how long
 it took, how it ended, the URL, the screenshot (the state's own when the call returned one, else one
@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core import activity
-from ..core.activity import Activity
 from ..errors import CDPEngineError
 from ..harness.trajectory import TrajectoryRecorder, read_trajectory
+from ..util import activity
+from ..util.activity import Activity
 from .live import entry_of, overlay_of, short_json
 from .page import render_page
 

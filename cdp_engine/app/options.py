@@ -23,9 +23,10 @@ from typing import Any
 
 from ..cdp.discovery import parse_endpoint, parse_headers
 from ..cdp.launcher import find_chromium
+from ..core import storage
+from ..core.policies import parse_origins
 from ..errors import BrowserNotFoundError, CDPEngineError, StorageStateError
-from . import storage
-from .policies import MAX_RESULT_CHARS, MIN_RESULT_CHARS, RESULT_CHARS, parse_origins
+from ..util.text_windows import MAX_RESULT_CHARS, MIN_RESULT_CHARS, RESULT_CHARS
 
 __all__ = [
     "COMMANDS",

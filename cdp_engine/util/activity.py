@@ -1,6 +1,6 @@
 """The in-process activity hook: every state, action and tool call of every surface, for whoever watches.
 
-The one place the engine's actions pass through, beside core/tracing.py's spans: the element index's
+The one place the engine's actions pass through, beside util/tracing.py's spans: the element index's
 state()/act(), the MCP server's tool calls and the browser toolset's member calls each report one
 `Activity` here when they end. Watchers (the live view, a recorder: cdp_engine/view) subscribe; with none
 subscribed, `watching()` is one list check and nothing else happens, so the hook costs nothing.

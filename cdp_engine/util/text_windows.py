@@ -3,7 +3,7 @@ was left out and how to read it.
 
 Every surface whose result grows with the page (the MCP snapshot, the element index's page_content, the
 toolset's read_page / get_page_text / find, the HTTP service's state) renders its whole text first and asks
-`window()` for the part that fits its budget (core/policies.py RESULT_CHARS unless the caller or the server
+`window()` for the part that fits its budget (RESULT_CHARS below unless the caller or the server
 says otherwise). A window starts at a character offset into the whole text and ends after the last line
 that fits, so no line is ever split (a single line longer than the budget is cut at its last space, or at
 the budget when it has none). `Window.marker()` is the one marker text; only its `how` clause (the
@@ -19,7 +19,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .policies import MAX_RESULT_CHARS, MIN_RESULT_CHARS, RESULT_CHARS
+# The budget of a result that grows with the page (MCP snapshot, page_content, the service's state): 40,000
+# characters, about 10,000 tokens at chars/4, well inside a 25,000-token tool result. core/policies.py re-exports them.
+RESULT_CHARS = 40_000
+MIN_RESULT_CHARS = 1_000
+MAX_RESULT_CHARS = 10_000_000
 
 __all__ = ["BudgetError", "Window", "check_budget", "check_offset", "context_lines", "window"]
 

@@ -3,7 +3,7 @@
 The command line (cli.py), `python -m cdp_engine.service` and the live view run their commands through
 run_command, so a bad value is the same one line and exit status 2 everywhere, before anything starts, and
 a port in use is an OptionError naming --port (bind, called before Chromium launches). The option table
-itself is core/options.py; this module only puts it to work.
+itself is app/options.py; this module only puts it to work.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def run_command(
         settings = resolve(command, {k: v for k, v in vars(args).items() if k in names})
         configure_logging(settings.log_level, settings.log_file, secrets=[settings.token or ""])
         if settings.otel:
-            from . import tracing
+            from ..util import tracing
 
             try:
                 tracing.enable()
