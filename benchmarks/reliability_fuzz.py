@@ -358,6 +358,11 @@ def inputs(surface: str, page_url: str, root: Path, count: int, seed: int) -> li
     if surface == "mcp":  # profile_dir is one field of sixteen of one tool of many: drawn on its own too
         profile = st.fixed_dictionaries({"name": st.just(PROFILE_INSTANCE), "profile_dir": path_values(root)})
         choices += [st.tuples(st.just("browser_create_instance"), profile)] * 2
+        # A folder that climbs out of the profile root: drawn on its own, so that it does not depend on how the
+        # installed Hypothesis happens to draw from the paths above (40 draws of them held none with one version).
+        climbs = ["../escape-profile", "..", "../../../../etc/passwd", "sub/../../escape-profile"]
+        escape = st.fixed_dictionaries({"name": st.just(PROFILE_INSTANCE), "profile_dir": st.sampled_from(climbs)})
+        choices += [st.tuples(st.just("browser_create_instance"), escape)]
         # So is a navigation's URL: the hostile schemes must not depend on how many tools the server lists.
         odd_url = st.fixed_dictionaries({"instance": st.just("fz2"), "url": st.sampled_from(ODD_URLS)})
         choices += [st.tuples(st.just("browser_navigate"), odd_url)]
