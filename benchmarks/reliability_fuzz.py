@@ -54,13 +54,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from cdp_engine.util import schema  # noqa: E402
 from cdp_engine.index.element_index import ElementIndex  # noqa: E402
 from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager  # noqa: E402
 from cdp_engine.mcp_server.envelope import ERROR_TYPES  # noqa: E402
 from cdp_engine.service import SERVICE, create_app  # noqa: E402
 from cdp_engine.toolset import BrowserToolset, ToolsetConfig  # noqa: E402
 from cdp_engine.toolset.inputs import MEMBER_NAMES  # noqa: E402
+from cdp_engine.util import schema  # noqa: E402
 
 SURFACES = ("index", "toolset", "mcp", "http")
 INDEX_CODES = frozenset(

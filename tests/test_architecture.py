@@ -318,3 +318,12 @@ def test_py_typed_is_shipped() -> None:
     setuptools = _pyproject()["tool"]["setuptools"]
     assert "py.typed" in setuptools["package-data"]["cdp_engine"]
     assert setuptools.get("include-package-data", True) is not False
+
+
+def test_no_two_modules_share_a_name() -> None:
+    # A newcomer who reads `navigation.py` should find one module by that name, not one per layer.
+    names: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "cdp_engine").rglob("*.py")):
+        if path.name != "__init__.py" and "__pycache__" not in path.parts:
+            names.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    assert not {n: p for n, p in names.items() if len(p) > 1}

@@ -23,7 +23,7 @@ from aiohttp import ClientSession, web
 import cdp_engine
 from cdp_engine.harness import BrowserEnv
 from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
-from cdp_engine.mcp_server.changes import NO_CHANGES, Parsed, diff, refs_listing
+from cdp_engine.mcp_server.snapshot_changes import NO_CHANGES, Parsed, diff, refs_listing
 from cdp_engine.service import create_app
 from cdp_engine.snapshot.changes import describe, text_diff
 from cdp_engine.util import schema

@@ -301,7 +301,7 @@ async def test_wait_for_semantics(make: Make, site: Any) -> None:
     await s.err("browser_wait_for", "wait_timeout", text="Never there")
     capped = await s.call("browser_wait_for", time=0)
     assert capped["data"] == {"waited_for": "0.0s"}
-    from cdp_engine.mcp_server import navigation
+    from cdp_engine.mcp_server import navigation_tools as navigation
 
     navigation.MAX_WAIT_SECONDS, cap = 0.05, navigation.MAX_WAIT_SECONDS
     try:

@@ -7,9 +7,9 @@ Modules, one job each: `tasks` (TaskSpec, TaskSite, seed_script), `env` (Browser
 """
 
 from .env import BrowserEnv
-from .policies import ScriptedPolicy, find_index
 from .replay import ReplayReport, ReplayStep, replay
 from .runner import EpisodeResult, run_episode, run_in_processes, run_tasks, run_with_ray
+from .scripted import ScriptedPolicy, find_index
 from .tasks import TaskSite, TaskSpec, seed_script
 from .trajectory import TrajectoryRecorder, read_trajectory
 

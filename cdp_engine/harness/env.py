@@ -35,9 +35,9 @@ from ..index.tab import connect, launch
 from ..snapshot.capture import content_digest
 from ..snapshot.extended import check_mode
 from ..version import __version__
-from .actions import BGymActions, parse_action
 from .observations import Observations, snapshot_title
 from .pool import ContextPool
+from .step_actions import BGymActions, parse_action
 from .tabs import POPUP_WAIT, EpisodeTabs, Screenshot, load_page
 from .tasks import TaskSpec, read_reward, seed_script
 from .trajectory import TrajectoryRecorder

@@ -21,7 +21,7 @@ from typing import Any
 from ..core.browser import Browser
 from ..index.tab import connect, launch
 from .env import BrowserEnv
-from .policies import Policy
+from .scripted import Policy
 from .tasks import TaskSite, TaskSpec
 
 __all__ = ["EpisodeResult", "run_episode", "run_in_processes", "run_tasks", "run_with_ray"]

@@ -22,7 +22,7 @@ from ..errors import CDPEngineError, CommandTimeoutError, JavaScriptError, Proto
 from ..snapshot.ax_tree import capture_ax_tree
 from ..snapshot.boxes import ref_boxes, ref_marks
 from ..util.text_windows import BudgetError, check_budget, check_offset, context_lines, window
-from . import changes as snapshot_changes
+from . import snapshot_changes
 from .envelope import ToolError
 from .instances import STATIC_RESOURCE_TYPES, Config, Instance, Page
 from .interaction import coerce_bool

@@ -18,7 +18,7 @@ from ..core import emulation, network, storage
 from ..errors import CDPEngineError, NavigationError, StorageStateError
 from .envelope import ToolError
 from .instances import Instance, Page
-from .navigation import LOAD_GRACE, nav_timeout, wait_loaded
+from .navigation_tools import LOAD_GRACE, nav_timeout, wait_loaded
 from .registry import Ctx, tool
 from .urls import normalize_url
 

@@ -28,7 +28,7 @@ from ..errors import (
 )
 from ..snapshot.boxes import ref_boxes
 from ..util import activity, tracing
-from . import inspection, interaction, lifecycle, navigation, pages  # noqa: F401  (they register tools)
+from . import inspection, instance_tools, interaction, navigation_tools, pages  # noqa: F401  (they register tools)
 from .envelope import Operation, ToolError, bound, error, success
 from .instances import Config, Instance, InstanceManager
 from .observe import PageGone
@@ -241,7 +241,7 @@ class BrowserTools:
             inst.last_used = time.monotonic()
 
 
-_MODULE_ORDER = ["lifecycle", "navigation", "interaction", "inspection", "pages"]
+_MODULE_ORDER = ["instance_tools", "navigation_tools", "interaction", "inspection", "pages"]
 
 
 def _order(spec: ToolSpec) -> int:
