@@ -217,7 +217,7 @@ async def click_element(
         # Not visible or covered while the page animates (a list sliding open, a dialog fading in): once the
         # animations running now end (at most ANIMATION_WAIT), aim once more, as Playwright waits for a stable,
         # visible target. A page that does not animate answers at once and the refusal stands.
-        if exc.reason not in (NOT_VISIBLE, COVERED) or not await animations_ended(target.session):
+        if exc.reason not in (NOT_VISIBLE, COVERED) or not await animations_ended(tab, target):
             raise
         x, y = await point_of(tab, target, check_hit=check_hit, arm=check_hit)
     try:
@@ -232,9 +232,12 @@ async def click_element(
 
 ANIMATION_WAIT = 1.0  # seconds a refused aim waits for the page's running finite animations to end
 # Resolves with the number of finite animations that were running (0: nothing to wait for), once they ended
-# or at the deadline, whichever comes first.
+# or at the deadline, whichever comes first. In the engine's world the change probe's list is read, which holds
+# the animations of the shadow roots it watches too (document.getAnimations() leaves those out).
 ANIMATIONS_ENDED = """(() => {
-  const running = document.getAnimations().filter(a => a.playState === 'running'
+  const p = globalThis.__cdpEngineProbe;
+  const all = p && p.animations ? p.animations() : document.getAnimations();
+  const running = all.filter(a => a.playState === 'running'
     && a.effect && Number.isFinite(a.effect.getComputedTiming().endTime));
   if (!running.length) return 0;
   const ended = Promise.allSettled(running.map(a => a.finished));
@@ -242,14 +245,14 @@ ANIMATIONS_ENDED = """(() => {
 })()""".replace("MS", str(int(ANIMATION_WAIT * 1000)))
 
 
-async def animations_ended(session: CDPSession) -> bool:
-    """Whether the document was animating (then its animations ended, or ANIMATION_WAIT passed)."""
+async def animations_ended(tab: InputTab, target: Target) -> bool:
+    """Whether the element's document was animating (then its animations ended, or ANIMATION_WAIT passed)."""
+    params: dict[str, Any] = {"expression": ANIMATIONS_ENDED, "awaitPromise": True, "returnByValue": True}
+    context = world_context_of(tab, target)
+    if context is not None:
+        params["contextId"] = context
     try:
-        result = await session.send(
-            "Runtime.evaluate",
-            {"expression": ANIMATIONS_ENDED, "awaitPromise": True, "returnByValue": True},
-            timeout=ANIMATION_WAIT + 1.0,
-        )
+        result = await target.session.send("Runtime.evaluate", params, timeout=ANIMATION_WAIT + 1.0)
     except CDPEngineError:
         return False
     return bool(result.get("result", {}).get("value"))

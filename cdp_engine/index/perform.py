@@ -220,14 +220,10 @@ class Performer:
                 "ELEMENT_NOT_INTERACTIVE",
                 f"Element {element.index} is an <option>: use select_option with its select's index.",
             )
-        # Inside an out-of-process frame the engine's isolated world there checks that the press arrived.
-        ctx = None
-        if element.session is not self.tab.session:
-            ctx = self.index.capturer.probes.world_context(element.frame_id, element.loader_id)
 
-        async def click() -> None:
+        async def click() -> None:  # the core's one click (in an out-of-process frame, checked to arrive there)
             try:
-                await input.click_element(self.tab, element, world_context=ctx)
+                await input.click_element(self.tab, element)
             except input.NotClickableError as exc:
                 raise not_clickable(element, exc) from None
 

@@ -35,7 +35,8 @@ _TRUE = ("true", "1", "checked", "yes")
 _FALSE = ("false", "0", "unchecked", "no")
 
 # A field's kind, then (for one that takes typed text) text_focus.FOCUS_FOR_TEXT with the text selected:
-# 'ok' only when focus is on the field, so no key reaches another one.
+# ['ok', the focused field's value] only when focus is on the field, so no key reaches another one (the value,
+# read in the same call, is what the typing must change: text_focus.ignored_text).
 FILL_PREPARE = f"""function() {{
   const el = this;
   if (el.tagName === 'INPUT') {{
@@ -45,6 +46,7 @@ FILL_PREPARE = f"""function() {{
     if (!['text', 'password', 'email', 'search', 'tel', 'url', 'number'].includes(t)) return 'set';
   }}
   const answer = ({FOCUS_FOR_TEXT}).call(el, true);
+  if (answer === 'ok') return ['ok', ({FOCUSED_VALUE}).call(el)];
   return answer === 'not_editable' ? '<' + el.tagName.toLowerCase() + '>' : answer;
 }}"""
 SET_VALUE = """function(value) {
@@ -54,7 +56,10 @@ SET_VALUE = """function(value) {
   this.dispatchEvent(new Event('change', {bubbles: true}));
   return this.value === value;
 }"""
-CARET_END = f"""function() {{ return ({FOCUS_FOR_TEXT}).call(this, false); }}"""
+CARET_END = f"""function() {{
+  const answer = ({FOCUS_FOR_TEXT}).call(this, false);
+  return answer === 'ok' ? ['ok', ({FOCUSED_VALUE}).call(this)] : answer;
+}}"""
 SELECT_OPTIONS = """function(values) {
   const el = this;
   if (el.tagName !== 'SELECT') return {error: 'not a <select> element'};
@@ -148,7 +153,7 @@ class LoadWatch:
 
 async def fill(tab: Tab, node: NodeRef, text: str) -> None:
     """Replace the element's value at once (select all, then insert): trusted input events, no keystrokes."""
-    kind = await input.call_on(node, FILL_PREPARE)
+    kind, before = _prepared(await input.call_on(node, FILL_PREPARE))
     if kind == "set":
         await input.call_on(node, SET_VALUE, text)
         return
@@ -160,11 +165,17 @@ async def fill(tab: Tab, node: NodeRef, text: str) -> None:
             f"{node.ref} cannot be filled ({kind}); use an input, textarea or contenteditable.",
         )
     if text:
-        before = await input.call_on(node, FOCUSED_VALUE)
         await input.insert_text(tab, text)
         await _took(node, before, text, overwrite=True)
     else:
         await input.press(tab, "Delete", implied_shift=False)
+
+
+def _prepared(answer: Any) -> tuple[Any, Any]:
+    """FILL_PREPARE's or CARET_END's answer as (the word, the focused field's value before typing)."""
+    if isinstance(answer, list) and len(answer) == 2:
+        return answer[0], answer[1]
+    return answer, None
 
 
 async def _took(node: NodeRef, before: Any, text: str, *, overwrite: bool) -> None:
@@ -176,7 +187,7 @@ async def _took(node: NodeRef, before: Any, text: str, *, overwrite: bool) -> No
 
 async def append(tab: Tab, node: NodeRef, text: str) -> None:
     """Put the caret at the end and type the text key by key."""
-    answer = await input.call_on(node, CARET_END)
+    answer, before = _prepared(await input.call_on(node, CARET_END))
     if answer == "not_editable":
         raise ToolError(
             "invalid_params", f"{node.ref} is not editable; use an input, textarea or contenteditable."
@@ -184,7 +195,6 @@ async def append(tab: Tab, node: NodeRef, text: str) -> None:
     refusal = focus_refusal(answer)
     if refusal is not None:
         raise ToolError("invalid_params", f"{node.ref} {refusal}.")
-    before = await input.call_on(node, FOCUSED_VALUE)
     await input.type_text(tab, text)
     await _took(node, before, text, overwrite=False)
 
