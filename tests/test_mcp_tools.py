@@ -25,6 +25,9 @@ from cdp_engine.mcp_server import ERROR_TYPES, BrowserTools, Config, InstanceMan
 from cdp_engine.mcp_server.envelope import bound
 from cdp_engine.mcp_server.urls import normalize_url
 
+# The coverage check at the end reads what the module's tests called: they all run in one worker.
+pytestmark = pytest.mark.xdist_group("mcp_tools")
+
 CALLED: set[str] = set()
 ERRORS: set[str] = set()
 OPERATION_KEYS = {
