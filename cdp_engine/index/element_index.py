@@ -31,7 +31,8 @@ from ..errors import (
     TargetClosedError,
 )
 from ..snapshot.boxes import shot_transform, state_boxes, state_marks
-from ..snapshot.capture import Capture, ContentWindow, Element, StateCapturer, state_hash
+from ..snapshot.capture import Capture, ContentWindow, Element, state_hash
+from ..snapshot.capturer import StateCapturer
 from ..snapshot.changes import Observation, index_changes
 from ..snapshot.extended import check_mode
 from ..util import activity, tracing
@@ -263,7 +264,7 @@ class ElementIndex:
                 try:
                     self.tab.check_open()  # a crashed or closed tab: a browser fault, not a stale index
                     if screenshot_options(screenshot) is None:  # a DOM-only read can go out behind the settle's look
-                        self._speculative = functools.partial(self._next_capture, interactive)
+                        self._speculative = functools.partial(self._next_capture, interactive, action["action"])
                     await bounded(self.tab, self.perform.run(action, previous, end), action["action"], end - time.perf_counter())
                 except ActionError as exc:
                     self.tab.check_open()  # the tab went during the action: say so rather than "element gone"
@@ -278,7 +279,7 @@ class ElementIndex:
                     capture: Capture | None = speculated
                 else:
                     if action["action"] not in ("finish_task", "fail_task"):
-                        self.capturer.invalidate()
+                        self.capturer.invalidate(scrolled=action["action"] != "input_text")
                     capture = await self._capture(
                         screenshot, timeout=end - time.perf_counter(), interactive=interactive
                     )
@@ -348,9 +349,9 @@ class ElementIndex:
         captured (command_timeout); every phase is bounded by what is left of it."""
         return self.tab.navigation_timeout + self.command_timeout
 
-    async def _next_capture(self, interactive: str) -> Capture | None:
+    async def _next_capture(self, interactive: str, action: str) -> Capture | None:
         """The state after an action, without a screenshot, as the settle's speculative read (core/settle.py)."""
-        self.capturer.invalidate()
+        self.capturer.invalidate(scrolled=action != "input_text")
         return await self._capture(False, timeout=self._end - time.perf_counter(), interactive=interactive)
 
     async def _capture(

@@ -19,7 +19,8 @@ from ..core.policies import Policies, PolicyError
 from ..core.settle import Arming, SettleReport
 from ..core.text_focus import FOCUS_FOR_TEXT, focus_refusal
 from ..errors import CDPEngineError, JavaScriptError
-from ..snapshot.capture import Capture, Element, StateCapturer
+from ..snapshot.capture import Capture, Element
+from ..snapshot.capturer import StateCapturer
 from ..snapshot.probes import ChangeProbes
 from . import direct
 from .extended_scripts import LISTBOX_ROLES, OPTION_OF_SCRIPT, SCROLL_INNER_SCRIPT

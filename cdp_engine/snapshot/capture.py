@@ -19,22 +19,20 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import orjson
 import xxhash
 
-from ..cdp.connection import CDPSession, gc_paused
-from ..core.files import ScreenshotOptions, ScreenshotSpec, page_region, screenshot_options, start_screenshot
+from ..cdp.connection import CDPSession
+from ..core.files import ScreenshotOptions
 from ..core.policies import RESULT_CHARS
 from ..core.worlds import Worlds
 from ..errors import CDPEngineError
 from ..util.text_windows import window
-from .extended import DETECTION_ATTRS, check_mode, find_extended
+from .extended import DETECTION_ATTRS, find_extended
 from .node_path import DocTree
-from .probes import ChangeProbes, SentProbes
 from .text_join import join_rendered
 
 if TYPE_CHECKING:
@@ -162,6 +160,19 @@ class Element:
 
 
 @dataclass
+class CaptureSource:
+    """The decoded snapshots a state was built from, kept so the next state can be built on them when the
+    probe places every change since (docs/incremental.md): typed text fields patch their values in, and the
+    same walk runs again; changes inside hidden subtrees leave the state as it is."""
+
+    docs: dict[str, list[SnapshotDoc]]  # frame id -> its session's documents
+    oopif_owner: dict[tuple[str, int], str]
+    clip: dict[int, tuple[float, float, float, float]]  # id(doc) -> visible clip (StateBuilder.place_frames)
+    roles: dict[tuple[str, int], str | None]  # (session id, backend id) -> the role Accessibility settled
+    shadow: bool  # page-made shadow content: its style sheets are out of the probe's sight, no increments
+
+
+@dataclass
 class Capture:
     """A state plus everything the engine needs to act on it."""
 
@@ -179,6 +190,10 @@ class Capture:
     shot_region: dict[str, float] | None = None  # the page rectangle the options needed (None: none needed)
     title: str | None = None  # the main document's title, as the snapshot read it (None: not known)
     tree: DocTree | None = None  # the main frame document's tree, for node paths (snapshot/node_path.py)
+    # The version key the state was read at (version_key is cleared by invalidate(); this one stays), and what
+    # the next capture needs to build on this one (docs/incremental.md); only the latest capture keeps it.
+    base_key: tuple[Any, ...] = (None,)
+    source: CaptureSource | None = None
 
     @property
     def screenshot_format(self) -> str | None:
@@ -258,7 +273,7 @@ def _keyboard_target(name: str, attrs: dict[str, str]) -> bool:
     return name in ("input", "select", "textarea", "button") or (name == "a" and "href" in attrs)
 
 
-def _stand_for(doc: _Doc, node: int, name: str, role: str) -> int:
+def _stand_for(doc: SnapshotDoc, node: int, name: str, role: str) -> int:
     """The element a keyboard target stands for when its own box is tiny (at most 2 px across): the nearest
     ancestor within six levels of at least 8x8 px, if a person sees it (not hidden, not transparent); -1 for
     anything else. The pointer goes there (core/actionability: STAND_IN_FUNCTION finds the same)."""
@@ -293,7 +308,7 @@ def _attr_escape(text: str) -> str:
     return _escape(text).replace('"', "&quot;")
 
 
-class _Doc:
+class SnapshotDoc:
     """One document of a snapshot, decoded once into per-node Python lists."""
 
     __slots__ = (
@@ -389,7 +404,7 @@ class _Doc:
         }
         self.visibility: dict[int, str] = {}
         self.opacity: dict[int, float] = {}
-        # Settled by _Builder.verify for the few nodes whose geometry leaves it open.
+        # Settled by StateBuilder.verify for the few nodes whose geometry leaves it open.
         self.clipped: set[int] = set()  # wholly outside an overflow-clipping ancestor it does not escape
         self.no_pointer: set[int] = set()  # covering boxes with pointer-events:none
         self.cover_rect: dict[int, tuple[float, float, float, float]] = {}  # covering boxes: clipped extent
@@ -536,7 +551,7 @@ async def element_boxes(
     """
     extended = reasons is not None
     docs = {
-        fid: [_Doc(session, d, result["strings"], extended=extended) for d in result["documents"]]
+        fid: [SnapshotDoc(session, d, result["strings"], extended=extended) for d in result["documents"]]
         for fid, (session, result) in snapshots.items()
     }
     if reasons is not None:
@@ -545,7 +560,7 @@ async def element_boxes(
                 sid = doc.session.id or ""
                 for node, reason in find_extended(doc).items():
                     reasons[(sid, doc.backend[node])] = reason
-    builder = _Builder(tab, None, viewport, docs, oopif_owner)
+    builder = StateBuilder(tab, None, viewport, docs, oopif_owner)
     await builder.place_frames()
     boxes: dict[tuple[str, int], ElementBox] = {}
     for doc_list in docs.values():
@@ -575,247 +590,7 @@ async def element_boxes(
     return boxes
 
 
-class StateCapturer:
-    """Captures the state of one tab and caches it until the page changes."""
-
-    def __init__(self, tab: Tab) -> None:
-        self.tab = tab
-        self.last: Capture | None = None
-        self.probes = ChangeProbes(tab)  # what the cache asks before it serves a state (snapshot/probes.py)
-        self.worlds = self.probes.worlds
-
-    def frame_sessions(self) -> list[tuple[str, CDPSession]]:
-        """(frame id, session) of each session a capture snapshots: the tab's first, then each
-        out-of-process frame's (whose owner iframe the capture asks its parent session for)."""
-        tab = self.tab
-        return [(tab.main_frame_id, tab.session), *tab.frame_sessions.items()]
-
-    def invalidate(self) -> None:
-        """Forget the cached state (after the engine itself acted on the page)."""
-        if self.last is not None:
-            self.last.version_key = (None,)
-
-    # ----- capture ----------------------------------------------------------------------------
-
-    async def capture(
-        self,
-        *,
-        screenshot: ScreenshotSpec = True,
-        jpeg_quality: int = 80,
-        use_cache: bool = True,
-        content: ContentWindow = (0, PAGE_CONTENT_CAP),
-        interactive: str = "strict",
-    ) -> Capture:
-        """The current state; served from cache when nothing changed since the last capture.
-
-        `screenshot`: False (none), True or "png", "jpeg" or "webp" (at `jpeg_quality`), or ScreenshotOptions.
-        An unchanged state keeps its screenshot only when the page could not have painted by itself since
-        (still_signature) and the options are the same; otherwise only the screenshot is taken again.
-        `content`: the (offset, budget) of page_content in the page's text (util.text_windows); another one than the
-        cached state's is a new capture. `interactive`: "strict" or "extended" (snapshot/extended.py); a cached
-        state serves only its own set."""
-        t0 = time.perf_counter()
-        check_mode(interactive)
-        options = screenshot_options(screenshot, quality=jpeg_quality)
-        last = self.last
-        if (
-            use_cache
-            and last is not None
-            and ChangeProbes.key_is_stable(last.version_key)
-            and last.version_key[0] == self.tab.dom_version  # a navigation or frame change is a sure miss
-            and last.content == content
-            and last.interactive == interactive
-        ):
-            sent = self.probes.send_probes(still=options is not None)
-            key = await self.probes.read_probes(sent)
-            if key == last.version_key:
-                return await self._from_cache(last, options, sent, t0)
-        with gc_paused():  # the snapshot's lists are freed by refcount before the collector is back
-            capture = await self._capture(options, t0, content, interactive == "extended")
-        self.last = capture
-        self.tab.last_timings = capture.timings
-        return capture
-
-    async def _from_cache(
-        self, last: Capture, options: ScreenshotOptions | None, sent: SentProbes, t0: float
-    ) -> Capture:
-        """The cached state of an unchanged page, with the screenshot `options` ask for: the cached one
-        when the page provably painted nothing new since (same options, equal still signatures), else a
-        new one (the state itself still holds)."""
-        state = dict(last.state)
-        timings: dict[str, float] = {"cached": 1.0}
-        shot_options, shot_still, shot_region = last.shot_options, last.shot_still, last.shot_region
-        if options is None:
-            state["screenshot"] = ""
-        else:
-            still = await self.probes.still_signature(sent)
-            if options == last.shot_options and still is not None and still == last.shot_still:
-                timings["screenshot_reused"] = 1.0
-            else:
-                t_shot = time.perf_counter()
-                region = await self._shot_region(options, last.viewport)
-                scale = await self.probes.device_scale(sent)
-                self.tab.show_for_capture()
-                shot = start_screenshot(self.tab.session, options, region=region, device_scale=scale)
-                state["screenshot"] = (await shot)["data"]
-                timings["screenshot_ms"] = (time.perf_counter() - t_shot) * 1000
-                shot_options, shot_still, shot_region = options, still, region
-                # The next unchanged capture may reuse this one.
-                last.state = {**last.state, "screenshot": state["screenshot"]}
-                last.shot_options, last.shot_still, last.shot_region = shot_options, shot_still, shot_region
-        timings["total_ms"] = (time.perf_counter() - t0) * 1000
-        last.timings = timings
-        self.tab.last_timings = timings
-        return Capture(
-            state, last.elements, last.version_key, last.viewport, timings, shot_options, shot_still, last.content,
-            last.interactive, shot_region, last.title, last.tree,
-        )  # fmt: skip
-
-    async def screenshot_current(self, capture: Capture, options: ScreenshotOptions) -> bool:
-        """Whether `capture`'s screenshot is what a capture with `options` would show now: the same options,
-        an unchanged page and equal still signatures (it could not have painted by itself), as the cache
-        decides reuse. One probe round trip."""
-        key = capture.version_key
-        if capture.shot_options != options or capture.shot_still is None or key[0] != self.tab.dom_version:
-            return False
-        probes = self.probes
-        sent = probes.send_probes(still=True)
-        return await probes.read_probes(sent) == key and await probes.still_signature(sent) == capture.shot_still
-
-    async def _shot_region(
-        self, options: ScreenshotOptions, viewport: tuple[float, float, float, float]
-    ) -> dict[str, float] | None:
-        """The rectangle a screenshot needs first (to scale to a maximum size, or to cover the page), None
-        when it needs none; the viewport comes from the probe, the whole page from Page.getLayoutMetrics."""
-        if not options.needs_region:
-            return None
-        if options.full_page:
-            return await page_region(self.tab.session, full_page=True)
-        width, height, left, top = viewport
-        return {"x": float(left), "y": float(top), "width": float(width), "height": float(height)}
-
-    async def _capture(
-        self,
-        options: ScreenshotOptions | None,
-        t0: float,
-        content: ContentWindow = (0, PAGE_CONTENT_CAP),
-        extended: bool = False,
-    ) -> Capture:
-        tab = self.tab
-        tab.check_open()
-        frames = self.frame_sessions()
-        styles = EXTENDED_STYLES if extended else SNAPSHOT_STYLES
-        params = {"computedStyles": styles, "includePaintOrder": True, "includeDOMRects": False}
-        worlds = self.worlds
-        missing = [fid for fid, _s in self.probes.probe_frames() if worlds.get(fid) is None]
-        if missing:  # a new document: its probe must be in place first (usually installed already at commit)
-            await asyncio.gather(*[worlds.ensure(fid) for fid in missing])
-        # Read before the snapshot (a later change can only cause a miss) and before the screenshot (so the
-        # still signature describes the page the image shows, or an older one).
-        probes = self.probes.send_probes(still=options is not None)
-        snapshot_futures = [s.send("DOMSnapshot.captureSnapshot", params) for _, s in frames]
-        shot_future, region = None, None
-        if options is not None:
-            # Sent now, in the burst, and awaited after the snapshot is built. Scaling to a maximum size
-            # needs the viewport first: the probe's answer, which comes before the snapshot's.
-            scale = 1.0
-            if options.needs_region:
-                region = await self._shot_region(options, await self.probes.viewport(probes))
-                scale = await self.probes.device_scale(probes)
-            tab.show_for_capture()  # a background tab would draw no frame to capture
-            shot_future = start_screenshot(tab.session, options, region=region, device_scale=scale)
-        # OOPIF owners: which iframe element in which parent session hosts each out-of-process frame.
-        owner_futures = []
-        for fid, s in frames[1:]:
-            parent = s.parent or tab.session
-            owner_futures.append(parent.send("DOM.getFrameOwner", {"frameId": fid}))
-        snap_results = await asyncio.gather(*snapshot_futures, return_exceptions=True)
-        owners = await asyncio.gather(*owner_futures, return_exceptions=True)
-        viewport = await self.probes.viewport(probes)
-        t_snapshot = time.perf_counter()
-
-        title = _document_title(snap_results[0]) if frames else None
-        docs_by_session: dict[str, list[_Doc]] = {}
-        for (fid, s), result in zip(frames, snap_results, strict=True):
-            if isinstance(result, BaseException):
-                if s is tab.session:
-                    raise result
-                continue  # a frame detaching mid-capture never fails the whole capture
-            strings = result["strings"]
-            docs_by_session[fid] = [_Doc(s, d, strings, extended=extended) for d in result["documents"]]
-            if extended:
-                for doc in docs_by_session[fid]:
-                    doc.extended = find_extended(doc)
-        oopif_owner: dict[tuple[str, int], str] = {}  # (owner session id, backend id) -> frame id
-        for (fid, s), owner in zip(frames[1:], owners, strict=True):
-            if not isinstance(owner, BaseException):
-                parent = s.parent or tab.session
-                oopif_owner[(parent.id or "", owner["backendNodeId"])] = fid
-
-        # Shadow roots the change probe does not watch yet: their watch goes out now, beside the build.
-        shadowed: dict[tuple[CDPSession, str], list[int]] = {}
-        for docs in docs_by_session.values():
-            for doc in docs:
-                if doc.shadow:
-                    page_made, closed_hosts = doc.shadow_hosts()
-                    if page_made:
-                        shadowed.setdefault((doc.session, doc.frame_id), []).extend(closed_hosts)
-        watching = asyncio.ensure_future(self.probes.watch_shadow_roots(shadowed)) if shadowed else None
-        builder = _Builder(tab, self.worlds, viewport, docs_by_session, oopif_owner, content)
-        await builder.place_frames()
-        await builder.verify()
-        builder.walk()
-        roles = builder.request_roles()
-        await asyncio.sleep(0)  # a yield, not a wait: the role requests go out while page_content is folded
-        url = tab.url
-        page_content = builder.page_content()
-        hashed = state_hash(url, page_content)
-        t_walk = time.perf_counter()
-        await builder.apply_roles(roles)
-        t_ax = time.perf_counter()
-        element_index = {str(el.index): el.descriptor for el in builder.elements}
-        state = {
-            "url": url,
-            "page_content": page_content,
-            "element_index": element_index,
-            "screenshot": "",
-            "state_hash": hashed,
-        }
-        still = None
-        if shot_future is not None:
-            state["screenshot"] = (await shot_future)["data"]
-            still = await self.probes.still_signature(probes)
-        key = await self.probes.read_probes(probes)
-        if watching is not None:
-            await watching  # a root's first watch changes the key: this capture is not served again
-        t_end = time.perf_counter()
-        timings = {
-            "snapshot_ms": (t_snapshot - t0) * 1000,
-            "build_ms": (t_walk - t_snapshot) * 1000,
-            "ax_ms": (t_ax - t_walk) * 1000,
-            "total_ms": (t_end - t0) * 1000,
-            "elements": float(len(element_index)),
-            "verified": float(builder.verified),
-        }
-        mode = "extended" if extended else "strict"
-        elements = {el.index: el for el in builder.elements}
-        main_docs = docs_by_session.get(tab.main_frame_id)
-        tree = main_docs[0].tree() if main_docs else None
-        return Capture(state, elements, key, viewport, timings, options, still, content, mode, region, title, tree)
-
-
-def _document_title(result: Any) -> str | None:
-    """The title of a snapshot's first document (the session's main frame), free with the snapshot."""
-    if isinstance(result, BaseException):
-        return None
-    try:
-        index = result["documents"][0].get("title", -1)
-        return str(result["strings"][index]) if index >= 0 else ""
-    except (KeyError, IndexError, TypeError):
-        return None
-
-
-class _Builder:
+class StateBuilder:
     """Joins the snapshots of one capture into the element index and page_content."""
 
     def __init__(
@@ -823,7 +598,7 @@ class _Builder:
         tab: Tab,
         worlds: Worlds | None,
         viewport: tuple[float, float, float, float],
-        docs: dict[str, list[_Doc]],
+        docs: dict[str, list[SnapshotDoc]],
         oopif_owner: dict[tuple[str, int], str],
         content: ContentWindow = (0, PAGE_CONTENT_CAP),
     ) -> None:
@@ -860,7 +635,7 @@ class _Builder:
         top.offset = (-sx, -sy)
         self.clip[id(top)] = (0.0, 0.0, w, h)
         # Iframe owners of nested documents, resolved with one pipelined getBoxModel burst per level.
-        pending: list[tuple[_Doc, int, _Doc]] = []  # (parent doc, owner node index, child doc)
+        pending: list[tuple[SnapshotDoc, int, SnapshotDoc]] = []  # (parent doc, owner node index, child doc)
         for docs in self.docs.values():
             for doc in docs:
                 for node, child in doc.content_doc.items():
@@ -875,7 +650,7 @@ class _Builder:
                     for pdoc in pdocs:
                         if (pdoc.session.id or "") != sid:
                             continue
-                        node = _find_backend(pdoc, backend)
+                        node = find_backend(pdoc, backend)
                         if node is not None:
                             pending.append((pdoc, node, docs[0]))
         if not pending:
@@ -911,7 +686,7 @@ class _Builder:
                 placed.add(id(child))
             remaining = later
 
-    def _frame_origin(self, doc: _Doc) -> tuple[float, float]:
+    def _frame_origin(self, doc: SnapshotDoc) -> tuple[float, float]:
         """Where the viewport of doc's session starts, in top-level viewport coordinates."""
         if doc.session is self.tab.session:
             return (0.0, 0.0)
@@ -946,7 +721,7 @@ class _Builder:
             ratio = self.content_len / max(folded, 1)
             self.content_limit = self.content_len + int((self.cap - folded) * ratio) + 1_000
 
-    def _in_view(self, doc: _Doc) -> tuple[set[int], dict[int, int]]:
+    def _in_view(self, doc: SnapshotDoc) -> tuple[set[int], dict[int, int]]:
         """The boxes that meet the document's visible clip, found in one pass over its layout.
 
         Returns the nodes with such a box plus all their ancestors (once page_content is full, only
@@ -985,7 +760,7 @@ class _Builder:
         self._view[id(doc)] = (live, paint)
         return live, paint
 
-    def _walk_doc(self, doc: _Doc, docs: list[_Doc]) -> None:
+    def _walk_doc(self, doc: SnapshotDoc, docs: list[SnapshotDoc]) -> None:
         """One linear pass over the pre-order node list; subtrees are skipped by jumping to their end.
 
         The innermost open element lives in locals (its subtree end, hidden, opacity product and
@@ -1112,7 +887,7 @@ class _Builder:
             cur_end, cur_hidden, cur_op, cur_close = stack.pop()
 
     @staticmethod
-    def _renders_children(doc: _Doc, node: int) -> bool:
+    def _renders_children(doc: SnapshotDoc, node: int) -> bool:
         """A box-less element still renders when a descendant has a box (display: contents, at any depth: a
         display: none element has no box below it) or a direct child is a shadow root."""
         j, stop, rects, types, parent = node + 1, doc.end[node], doc.rects, doc.types, doc.parent
@@ -1122,7 +897,7 @@ class _Builder:
             j += 1
         return False
 
-    def _labelled_ids(self, doc: _Doc) -> set[str]:
+    def _labelled_ids(self, doc: SnapshotDoc) -> set[str]:
         """Ids of form controls in this document, for <label for=…>."""
         ids: set[str] = set()
         for i in [i for i, name in enumerate(doc.names) if name in FORM_CONTROLS]:
@@ -1134,7 +909,7 @@ class _Builder:
                             ids.add(doc.texts[a[k + 1]])
         return ids
 
-    def visible_box(self, doc: _Doc, node: int) -> tuple[tuple[float, float, float, float], bool]:
+    def visible_box(self, doc: SnapshotDoc, node: int) -> tuple[tuple[float, float, float, float], bool]:
         """The node's box in top-level viewport px, and whether some of it lies inside its frame's clip."""
         r = doc.rects.get(node)
         if r is None:
@@ -1145,7 +920,7 @@ class _Builder:
         visible = w > 0 and h > 0 and x < cx + cw and y < cy + ch and x + w > cx and y + h > cy
         return (x, y, w, h), visible and node not in doc.clipped
 
-    def _is_label_for_control(self, doc: _Doc, node: int, attrs: dict[str, str], labelled: set[str]) -> bool:
+    def _is_label_for_control(self, doc: SnapshotDoc, node: int, attrs: dict[str, str], labelled: set[str]) -> bool:
         target = attrs.get("for")
         if target is not None:
             return target in labelled
@@ -1154,8 +929,8 @@ class _Builder:
 
     def _element(
         self,
-        doc: _Doc,
-        docs: list[_Doc],
+        doc: SnapshotDoc,
+        docs: list[SnapshotDoc],
         node: int,
         name: str,
         attrs: dict[str, str],
@@ -1242,7 +1017,7 @@ class _Builder:
         block = "\n" if name in BLOCK_TAGS else ""
         return f"{block}{marker}{''.join(parts)}>", f"</{name}>{block}"
 
-    def _select_indexed(self, doc: _Doc, option: int) -> bool:
+    def _select_indexed(self, doc: SnapshotDoc, option: int) -> bool:
         """An option is indexed with its select (or datalist), when that is: found without a walk up."""
         if not self._by_node:
             return False
@@ -1251,7 +1026,7 @@ class _Builder:
             p = doc.parent[p]
         return (id(doc), p) in self._by_node or doc.names[p] not in ("select", "datalist")
 
-    def _current_value(self, doc: _Doc, node: int, name: str, attrs: dict[str, str]) -> str | None:
+    def _current_value(self, doc: SnapshotDoc, node: int, name: str, attrs: dict[str, str]) -> str | None:
         if name == "select":
             for c in self._descendants(doc, node):
                 if doc.names[c] == "option" and c in doc.option_selected:
@@ -1263,16 +1038,16 @@ class _Builder:
             return "•" * len(value)  # never put a password in the state
         return value
 
-    def _descendants(self, doc: _Doc, node: int) -> list[int]:
+    def _descendants(self, doc: SnapshotDoc, node: int) -> list[int]:
         return list(range(node + 1, doc.end[node]))
 
-    def _option_value(self, doc: _Doc, node: int) -> str:
+    def _option_value(self, doc: SnapshotDoc, node: int) -> str:
         attrs = doc.attributes(node)
         if "value" in attrs:
             return attrs["value"]
         return self._raw_text(doc, node)
 
-    def _raw_text(self, doc: _Doc, node: int) -> str:
+    def _raw_text(self, doc: SnapshotDoc, node: int) -> str:
         first = node + 1
         if doc.end[node] == first + 1 and doc.types[first] == 3:  # one text child: an option's usual shape
             v = doc.values[first]
@@ -1285,7 +1060,7 @@ class _Builder:
                     parts.append(doc.texts[v])
         return " ".join(" ".join(parts).split())
 
-    def _visible_text(self, doc: _Doc, node: int, *, pseudo: bool = True) -> str:
+    def _visible_text(self, doc: SnapshotDoc, node: int, *, pseudo: bool = True) -> str:
         """The rendered text under a node; without `pseudo`, less ::marker, ::before and ::after content
         (as innerText, which the identity check reads, has it: extended elements such as list items)."""
         pieces: list[int] = []
@@ -1301,7 +1076,7 @@ class _Builder:
         rects = doc.rects
         return join_rendered([(text_of[c], rects.get(c)) for c in pieces])
 
-    def _occluded(self, doc: _Doc, node: int, box: tuple[float, float, float, float]) -> bool:
+    def _occluded(self, doc: SnapshotDoc, node: int, box: tuple[float, float, float, float]) -> bool:
         """Wholly covered by a later-painted element that lets no click through (pointer-events) and that
         its own overflow-clipping ancestors leave over the element."""
         x, y, w, h = box
@@ -1314,7 +1089,7 @@ class _Builder:
                 return True
         return False
 
-    def _covering(self, doc: _Doc, node: int, box: tuple[float, float, float, float]) -> list[int]:
+    def _covering(self, doc: SnapshotDoc, node: int, box: tuple[float, float, float, float]) -> list[int]:
         """Later-painted boxes of the same document that wholly cover the element and are not inside it.
 
         Only boxes containing the element's centre can cover it: a coarse grid over the viewport
@@ -1341,7 +1116,7 @@ class _Builder:
         return found
 
     def _cover_grid(
-        self, doc: _Doc
+        self, doc: SnapshotDoc
     ) -> dict[tuple[int, int], list[tuple[int, float, float, float, float, int]]]:
         grid = self._grids.get(id(doc))
         if grid is not None:
@@ -1369,7 +1144,7 @@ class _Builder:
 
     @staticmethod
     def _offered(
-        doc: _Doc, node: int, name: str, attrs: dict[str, str], role: str, box: tuple[float, float, float, float],
+        doc: SnapshotDoc, node: int, name: str, attrs: dict[str, str], role: str, box: tuple[float, float, float, float],
         opacity: float,
     ) -> bool:
         """Whether a transparent or tiny interactive element is offered as a target. Visible means a person sees
@@ -1386,14 +1161,14 @@ class _Builder:
             return False
         return name in ("input", "textarea", "select") or role in STAND_IN_ROLES
 
-    def _stands_for(self, doc: _Doc, node: int, name: str, role: str) -> int:
+    def _stands_for(self, doc: SnapshotDoc, node: int, name: str, role: str) -> int:
         """For a keyboard target whose own box is tiny, wherever a library moved it, what it stands for when
         a person sees that in the viewport (_stand_for); else -1."""
         p = _stand_for(doc, node, name, role)
         return p if p >= 0 and p in self._in_view(doc)[0] else -1
 
     def stand_for_box(
-        self, doc: _Doc, node: int, name: str, role: str, attrs: dict[str, str]
+        self, doc: SnapshotDoc, node: int, name: str, role: str, attrs: dict[str, str]
     ) -> tuple[tuple[float, float, float, float], bool] | None:
         """For the accessibility views: the box of what a tiny keyboard target stands for, in or out of the
         viewport, as the index finds it; None when it stands for nothing (_offered)."""
@@ -1402,7 +1177,7 @@ class _Builder:
             return None
         return self.visible_box(doc, p)
 
-    def _uncertain(self, doc: _Doc) -> tuple[list[int], list[int]]:
+    def _uncertain(self, doc: SnapshotDoc) -> tuple[list[int], list[int]]:
         """Possible index candidates the snapshot's geometry leaves open, and the styles that settle them.
 
         Returns elements wholly outside an ancestor's box (clipped, if that ancestor clips its overflow and
@@ -1441,7 +1216,7 @@ class _Builder:
         return clip_check, list(cover_check)
 
     @staticmethod
-    def _opacity_product(doc: _Doc, node: int) -> float:
+    def _opacity_product(doc: SnapshotDoc, node: int) -> float:
         op, opacity, parent = 1.0, doc.opacity, doc.parent
         while node >= 0 and op > 0:
             op *= opacity.get(node, 1.0)
@@ -1472,7 +1247,7 @@ class _Builder:
             await asyncio.gather(*jobs)
 
     async def _verify_doc(
-        self, worlds: Worlds, doc: _Doc, ctx: int | None, clip_check: list[int], cover_check: list[int]
+        self, worlds: Worlds, doc: SnapshotDoc, ctx: int | None, clip_check: list[int], cover_check: list[int]
     ) -> None:
         result = await self._ask_styles(doc, ctx, clip_check + cover_check, len(clip_check)) if ctx else None
         if result is None:  # the world was not installed yet, or went with its document: install it now
@@ -1496,7 +1271,7 @@ class _Builder:
                 doc.cover_rect[n] = (rect[0] + sx, rect[1] + sy, rect[2] + sx, rect[3] + sy)
 
     @staticmethod
-    async def _ask_styles(doc: _Doc, ctx: int, nodes: list[int], clips: int) -> dict[str, Any] | None:
+    async def _ask_styles(doc: SnapshotDoc, ctx: int, nodes: list[int], clips: int) -> dict[str, Any] | None:
         """VERIFY_SCRIPT's raw answer for the nodes, in the given world; None if the world or a node is gone."""
         session = doc.session
         try:
@@ -1533,7 +1308,7 @@ class _Builder:
 
     def _index(
         self,
-        doc: _Doc,
+        doc: SnapshotDoc,
         node: int,
         name: str,
         attrs: dict[str, str],
@@ -1643,26 +1418,32 @@ class _Builder:
             self._by_node[(id(doc), node)] = element
         return index
 
-    def _selected_text(self, doc: _Doc, node: int) -> str:
+    def _selected_text(self, doc: SnapshotDoc, node: int) -> str:
         for c in self._descendants(doc, node):
             if doc.names[c] == "option" and c in doc.option_selected:
                 return self._raw_text(doc, c)
         return ""
 
-    def request_roles(self) -> list[tuple[Element, asyncio.Future[dict[str, Any]]]]:
+    def request_roles(
+        self, known: dict[tuple[str, int], str | None] | None = None
+    ) -> list[tuple[Element, asyncio.Future[dict[str, Any]]]]:
         """Ask Accessibility for the computed roles the HTML mapping leaves open (explicit roles,
-        contenteditable, links without href, …): one pipelined burst, answered by apply_roles."""
-        return [
-            (
-                el,
-                el.session.send(
-                    "Accessibility.getPartialAXTree",
-                    {"backendNodeId": el.backend_node_id, "fetchRelatives": False},
-                ),
+        contenteditable, links without href, …): one pipelined burst, answered by apply_roles. `known`: roles
+        an earlier capture of the same snapshots settled (settled_roles), taken as they are."""
+        asks = []
+        for el in self.elements:
+            if el.role_known:
+                continue
+            if known is not None:
+                settled = known.get((el.session.id or "", el.backend_node_id), el)
+                if settled is not el:
+                    el.descriptor["role"] = settled
+                    continue
+            future = el.session.send(
+                "Accessibility.getPartialAXTree", {"backendNodeId": el.backend_node_id, "fetchRelatives": False}
             )
-            for el in self.elements
-            if not el.role_known
-        ]
+            asks.append((el, future))
+        return asks
 
     @staticmethod
     async def apply_roles(requests: list[tuple[Element, asyncio.Future[dict[str, Any]]]]) -> None:
@@ -1700,12 +1481,17 @@ def _fold(text: str) -> str:
     return "\n".join(line for line in [" ".join(line.split()) for line in text.split("\n")] if line)
 
 
+def settled_roles(elements: list[Element]) -> dict[tuple[str, int], str | None]:
+    """The roles Accessibility settled for elements the HTML mapping left open, by (session id, backend id)."""
+    return {(el.session.id or "", el.backend_node_id): el.descriptor["role"] for el in elements if not el.role_known}
+
+
 def _quiet(future: asyncio.Future[Any]) -> None:
     if not future.cancelled():
         future.exception()  # retrieved: a fire-and-forget release may fail when the target is gone
 
 
-def _find_backend(doc: _Doc, backend: int) -> int | None:
+def find_backend(doc: SnapshotDoc, backend: int) -> int | None:
     try:
         return doc.backend.index(backend)
     except ValueError:

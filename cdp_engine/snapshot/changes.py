@@ -21,7 +21,7 @@ from typing import Any
 
 from .capture import INTERACTIVE_TAGS, Capture
 
-# page_content marks an indexed element "[N]" right before its tag (capture._Builder._element).
+# page_content marks an indexed element "[N]" right before its tag (capture.StateBuilder._element).
 MARKER = re.compile(r"\[\d+\](?=<)")
 LABEL_CHARS = 80
 DESCRIPTOR_FIELDS = ("tag", "role", "aria-label", "text_content")

@@ -33,7 +33,7 @@ from typing import Protocol
 
 
 class _Doc(Protocol):
-    """What detection reads of one decoded snapshot document (capture._Doc): per-node lists in pre-order."""
+    """What detection reads of one decoded snapshot document (capture.SnapshotDoc): per-node lists in pre-order."""
 
     names: list[str]
     types: list[int]
@@ -61,7 +61,7 @@ STRICT_ROLES = frozenset(
 NEVER = frozenset({"html", "body", "head", "script", "style", "noscript", "template", "iframe", "frame"})
 NEVER_INSIDE = (NEVER - {"html", "body"}) | {"svg"}  # nothing under these is a candidate (an svg icon itself may be)
 TAG_DECIDES = STRICT_TAGS | {"summary"}
-# Attributes detection reads: an element with none of them needs no attribute decoding (capture._Doc.marked).
+# Attributes detection reads: an element with none of them needs no attribute decoding (capture.SnapshotDoc.marked).
 DETECTION_ATTRS = ("role", "aria-expanded", "aria-haspopup", "contenteditable", "tabindex", "aria-disabled", "disabled")
 WEAK = frozenset({"listener", "pointer", "delegated", "focusable"})  # reasons that a container can fake
 LIST_TAGS = frozenset({"ul", "ol", "menu", "dl", "table", "tbody", "nav"})  # a listener here is delegation

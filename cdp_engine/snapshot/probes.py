@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import orjson
 
 from ..cdp.connection import CDPSession
 from ..core.scripts import retrieve_quietly
@@ -22,7 +24,7 @@ from ..errors import CDPEngineError
 if TYPE_CHECKING:
     from ..core.browser import Tab
 
-__all__ = ["PROBE_SCRIPT", "STILL_PROBE_SCRIPT", "ChangeProbes", "SentProbes"]
+__all__ = ["PROBE_SCRIPT", "STILL_PROBE_SCRIPT", "ChangeProbes", "SentProbes", "TypedField"]
 
 # Runs in an isolated world of each frame: counts every change a state could depend on. With `still`
 # (asked when a screenshot is wanted) the answer goes on with "|", the device pixel ratio, "|" and whether
@@ -36,7 +38,10 @@ PROBE_FUNCTION = """(still) => {
   // size was read): read the offsets and sizes instead. The visual viewport (size and offset) rides along,
   // so a capture needs no Page.getLayoutMetrics.
   if (s) return s.key(still);
-  const p = {v: 1};
+  // v counts every change; `other` is the count at the latest change p.since() cannot place (anything but
+  // a typed text field or a change inside a hidden subtree); `values` and `targets` hold, per field and per
+  // mutated node, the count at its latest change.
+  const p = {v: 1, other: 1, values: new Map(), targets: new Map(), focus: new Map(), hover: new Map()};
   // The key alone is what an index's direct action compares in the page (index/direct.py).
   // While a finite animation of a property that shows, hides or moves something runs (a menu fading in), the
   // state can change with no event: every probe is then a new version, so no state is served from the cache
@@ -74,24 +79,57 @@ PROBE_FUNCTION = """(still) => {
     return false;
   };
   p.key = (still) => {
-    if (moving()) p.v++;
+    if (moving()) { p.v++; p.other = p.v; }
     const vv = visualViewport;
     const key = `${p.v}:${scrollX},${scrollY}:${innerWidth},${innerHeight}:` +
       `${vv.width},${vv.height},${vv.pageLeft},${vv.pageTop}`;
     return still ? `${key}|${devicePixelRatio}|${p.still()}` : key;
   };
-  const bump = () => { p.v++; };
+  const bump = () => { p.v++; p.other = p.v; };
   // The window's own scroll and size are read in the key above; only scrolls of other elements count as events.
-  const scrolled = (e) => { if (e.target !== document && e.target !== window) p.v++; };
+  const scrolled = (e) => { if (e.target !== document && e.target !== window) bump(); };
   addEventListener('scroll', scrolled, {capture: true, passive: true});
   const watched = {subtree: true, childList: true, attributes: true, characterData: true};
-  const observer = new MutationObserver(bump);
+  // Mutated nodes are remembered (at most TARGETS; more is a change p.since() cannot place), with whether an
+  // attribute of the node itself changed (its own style may then differ, not only its children's).
+  const TARGETS = 256;
+  const observer = new MutationObserver((records) => {
+    p.v++;
+    if (p.targets.size + records.length > TARGETS) { p.other = p.v; p.targets.clear(); return; }
+    for (const r of records) {
+      const seen = p.targets.get(r.target);
+      p.targets.set(r.target, [p.v, (seen !== undefined && seen[1]) || r.type === 'attributes']);
+    }
+  });
   observer.observe(document, watched);
   const roots = new WeakSet();
-  const events = ['input', 'change', 'load', 'transitionend', 'animationend', 'toggle',
-                  'focusin', 'focusout', 'pageshow', 'hashchange', 'popstate', 'fullscreenchange',
-                  'transitioncancel', 'animationcancel', 'mouseover', 'mouseout'];
-  for (const t of events) addEventListener(t, bump, {capture: true, passive: true});
+  // Typing into a text field: only its value differs (p.since); any other input or change event is a change.
+  const TEXT_TYPES = new Set(['text', 'search', 'email', 'tel', 'url', 'password', 'number']);
+  const typed = (e) => {
+    const t = e.composedPath()[0];
+    if (t instanceof HTMLTextAreaElement || (t instanceof HTMLInputElement && TEXT_TYPES.has(t.type))) {
+      p.v++;
+      p.values.set(t, p.v);
+    } else bump();
+  };
+  // Focus and hover change only what :focus and :hover rules style (p.since judges those): the elements whose
+  // state changed, each with the count at its latest change (at most TARGETS: more is a change not placed).
+  const noted = (map) => (e) => {
+    p.v++;
+    if (map.size >= TARGETS) { p.other = p.v; map.clear(); return; }
+    if (e.target instanceof Element) map.set(e.target, p.v);
+    if (e.relatedTarget instanceof Element) map.set(e.relatedTarget, p.v);
+  };
+  const focused = noted(p.focus), hovered = noted(p.hover);
+  const events = ['load', 'transitionend', 'animationend', 'toggle', 'pageshow', 'hashchange', 'popstate',
+                  'fullscreenchange', 'transitioncancel', 'animationcancel'];
+  const listen = (target) => {
+    for (const t of events) target.addEventListener(t, bump, {capture: true, passive: true});
+    for (const t of ['input', 'change']) target.addEventListener(t, typed, {capture: true, passive: true});
+    for (const t of ['focusin', 'focusout']) target.addEventListener(t, focused, {capture: true, passive: true});
+    for (const t of ['mouseover', 'mouseout']) target.addEventListener(t, hovered, {capture: true, passive: true});
+  };
+  listen(window);
   // Shadow roots are watched once a capture has seen shadow content (ChangeProbes.watch_shadow_roots): the
   // document's observer does not reach into them, and events that do not cross a root's boundary (scroll,
   // change, toggle, load) are heard on the root itself. sweep() finds the open ones (and those inside a
@@ -103,8 +141,8 @@ PROBE_FUNCTION = """(still) => {
     watchedRoots.push(root);
     observer.observe(root, watched);
     root.addEventListener('scroll', bump, {capture: true, passive: true});
-    for (const t of events) root.addEventListener(t, bump, {capture: true, passive: true});
-    p.v++;
+    listen(root);
+    bump();
     return 1;
   };
   p.sweep = (from) => {
@@ -140,6 +178,159 @@ PROBE_FUNCTION = """(still) => {
       return '0';  // not provably still; the version key itself is unaffected
     }
   };
+  // What p.since() needs to answer (docs/incremental.md): whether the page's style sheets could restyle
+  // something a state reads because of a kind of change. A rule matters when its selector names such a state
+  // (a field's value: :placeholder-shown, :invalid, …; focus; hover; what a subtree holds: :has, :empty) and
+  // it sets anything but paint (colours, outlines, shadows, decorations: nothing a state reads). For value,
+  // focus and hover, each compound of the selector that names the state, less that state and pseudo-elements,
+  // is kept: the rule can restyle something only if an element whose state changed, or one of its ancestors,
+  // matches such a compound. A compound that cannot be read that way (the state inside :not() or :is(), a
+  // nesting selector, an escape) and any :has or :empty rule count against every change of their kind; so
+  // does a sheet that cannot be read (another origin's). Kept while the sheets' rule counts stay.
+  const KINDS = {
+    value: 'placeholder-shown|valid|invalid|user-valid|user-invalid|in-range|out-of-range|blank|autofill|-webkit-autofill',
+    focus: 'focus|focus-within|focus-visible',
+    hover: 'hover|active',
+    subtree: 'has|empty',
+  };
+  const names = (kind, flags) => new RegExp(`:(${KINDS[kind]})(?![-_a-zA-Z0-9])`, flags);
+  const PAINT = new RegExp('^(color|caret-color|accent-color|fill|stroke|text-shadow|box-shadow|outline-(color|style|width|offset)'
+    + '|background-(color|image|position-x|position-y|size|repeat|attachment|origin|clip|blend-mode)'
+    + '|border-(top|right|bottom|left|block-start|block-end|inline-start|inline-end)-color'
+    + '|text-decoration-(line|color|style|thickness)|text-underline-offset|text-emphasis-color'
+    + '|transition-(property|duration|delay|timing-function|behavior)|-webkit-tap-highlight-color'
+    + '|-webkit-text-fill-color|-webkit-text-stroke-color)$');
+  const paintOnly = (style) => {
+    for (let i = 0; i < style.length; i++) if (!PAINT.test(style[i])) return false;
+    return true;
+  };
+  // Top-level pieces of a selector, split at any of `seps` outside brackets, parentheses and quotes.
+  const split = (text, seps) => {
+    const parts = [];
+    let depth = 0, quote = null, piece = '';
+    for (const ch of text) {
+      if (quote) { if (ch === quote) quote = null; }
+      else if (ch === '"' || ch === "'") quote = ch;
+      else if (ch === '(' || ch === '[') depth++;
+      else if (ch === ')' || ch === ']') depth--;
+      else if (depth === 0 && seps.includes(ch)) { parts.push(piece); piece = ''; continue; }
+      piece += ch;
+    }
+    parts.push(piece);
+    return parts.map((x) => x.trim()).filter(Boolean);
+  };
+  const PSEUDO_ELEMENT = /::?(before|after|first-line|first-letter|marker|placeholder|selection|backdrop|file-selector-button|-webkit-[-a-z]+)(\\([^)]*\\))?/gi;
+  // What a rule's selector says for a kind: null when it names no state of that kind, true when it cannot be
+  // read compound by compound, else the compounds (less the state) an element must match to be restyled.
+  const compounds = (selector, kind) => {
+    if (!names(kind).test(selector)) return null;
+    if (kind === 'subtree' || selector.includes('&') || selector.includes('\\\\')) return true;
+    const found = [];
+    for (const complex of split(selector, ',')) {
+      for (const compound of split(complex, ' >+~')) {
+        if (!names(kind).test(compound)) continue;
+        if (!names(kind).test(compound.replace(/\\([^()]*\\)/g, '()'))) return true;  // only inside :not(…) and the like
+        const rest = compound.replace(names(kind, 'g'), '').replace(PSEUDO_ELEMENT, '');
+        if (names(kind).test(rest)) return true;
+        found.push(rest || '*');
+      }
+    }
+    return found;
+  };
+  const sheetCompounds = (rules, kind, out) => {
+    for (const r of rules) {
+      if (r.styleSheet) { if (!readSheet(r.styleSheet, kind, out)) return false; continue; }
+      if (r.selectorText !== undefined && !paintOnly(r.style)) {
+        const c = compounds(r.selectorText, kind);
+        if (c === true) return false;
+        if (c) out.push(...c);
+      }
+      if (r.start !== undefined && names(kind).test(`${r.start} ${r.end || ''}`)) return false;  // @scope
+      if (r.cssRules && !sheetCompounds(r.cssRules, kind, out)) return false;  // grouping and nested rules
+    }
+    return true;
+  };
+  const readSheet = (sheet, kind, out) => { try { return sheetCompounds(sheet.cssRules, kind, out); } catch (e) { return false; } };
+  const sheetAnswers = {};
+  // The compounds of a kind in the page's sheets, or null when any of its changes may restyle anything.
+  const kindCompounds = (kind) => {
+    const sheets = [...document.styleSheets, ...(document.adoptedStyleSheets || [])];
+    let key;
+    try { key = sheets.map((x) => x.cssRules.length).join(','); } catch (e) { return null; }
+    const known = sheetAnswers[kind];
+    if (known && known[0] === key) return known[1];
+    const out = [];
+    const answer = sheets.every((x) => readSheet(x, kind, out)) ? [...new Set(out)] : null;
+    sheetAnswers[kind] = [key, answer];
+    return answer;
+  };
+  // Whether a change of `kind` on `elements` may restyle something: some element or ancestor matches a compound.
+  const restyles = (kind, elements) => {
+    if (!elements.length) return false;
+    const found = kindCompounds(kind);
+    if (found === null) return true;
+    if (!found.length) return false;
+    const chain = new Set();
+    for (let e of elements) for (; e && !chain.has(e); e = e.parentElement) chain.add(e);
+    try {
+      for (const e of chain) for (const c of found) if (e.matches(c)) return true;
+    } catch (err) { return true; }
+    return false;
+  };
+  p.risks = () => Object.keys(KINDS).filter((k) => kindCompounds(k) === null);  // for diagnostics and tests
+  // The outermost element with display: none that holds a change, when nothing can carry the change out of
+  // it (no style sheet, head or option inside, no shadow root, in the document's own tree); null otherwise.
+  // A change to a node's attributes must lie strictly inside it (the node's own style may change); a change
+  // to a node's children may be the element itself (its children do not style it: no :empty, no :has).
+  const CARRIERS = new Set(['head', 'style', 'link', 'meta', 'base', 'title', 'option', 'optgroup', 'select',
+                            'datalist']);
+  const hiddenRoot = (node, own) => {
+    if (node.getRootNode() !== document) return null;
+    let outer = null;
+    for (let e = own && node.nodeType === 1 ? node : node.parentElement; e; e = e.parentElement) {
+      if (CARRIERS.has(e.localName)) return null;
+      if (getComputedStyle(e).display === 'none') outer = e;
+    }
+    if (!outer || outer === document.documentElement || outer.shadowRoot
+        || outer.querySelector('option, optgroup, style, link')) return null;
+    return outer;
+  };
+  // Since version `v0` (a capture's key): null when any change cannot be placed, else [the changed text fields'
+  // values and boxes (page coordinates) as JSON, ...those fields] (docs/incremental.md). Entries at or before
+  // v0 are dropped: the engine asks only from its latest capture on.
+  p.since = (v0) => {
+    if (p.other > v0) return null;
+    const fields = [];
+    for (const [field, v] of p.values) {
+      if (v <= v0) { p.values.delete(field); continue; }
+      if (!field.isConnected || field.getRootNode() !== document) return null;
+      fields.push(field);
+    }
+    let hidden = 0;
+    for (const [node, [v, attributes]] of p.targets) {
+      if (v <= v0) { p.targets.delete(node); continue; }
+      if (!node.isConnected) continue;  // removed since: its parent's change says where
+      if (hiddenRoot(node, !attributes) === null) return null;
+      hidden++;
+    }
+    const since = (map) => {
+      const changed = [];
+      for (const [e, v] of map) {
+        if (v <= v0) map.delete(e);
+        else if (e.isConnected) changed.push(e);
+      }
+      return changed;
+    };
+    if (restyles('value', fields) || (hidden && kindCompounds('subtree') === null)
+        || restyles('focus', since(p.focus)) || restyles('hover', since(p.hover))) return null;
+    const info = [];
+    for (const f of fields) {
+      if (getComputedStyle(f).fieldSizing === 'content') return null;
+      const r = f.getBoundingClientRect();
+      info.push([f.value, r.left + scrollX, r.top + scrollY, r.width, r.height]);
+    }
+    return [JSON.stringify(info), ...fields];
+  };
   globalThis.__cdpEngineProbe = p;
   return 0;
 }"""
@@ -149,6 +340,17 @@ STILL_PROBE_SCRIPT = f"({PROBE_FUNCTION})(true)"
 WATCH_ROOT = "function() { const p = globalThis.__cdpEngineProbe; return p && p.sweep ? p.sweep(this) : -1; }"
 SWEEP = "(() => { const p = globalThis.__cdpEngineProbe; return p && p.sweep ? p.sweep(document) : -1; })()"
 ROOTS_GROUP = "cdp-engine-roots"
+
+SINCE_GROUP = "cdp-engine-since"
+
+
+class TypedField(NamedTuple):
+    """A text field typed into since a capture: what the probe's since() says of it."""
+
+    backend_node_id: int
+    value: str
+    box: tuple[float, float, float, float]  # x, y, width, height in its document's page coordinates
+
 
 # What send_probes() sent: the tab's frame/navigation event count then, and per frame (frame id, loader id,
 # the probe's pending answer or None when the frame has no world yet).
@@ -324,6 +526,50 @@ class ChangeProbes:
         finally:
             if not session.closed:
                 session.send("Runtime.releaseObjectGroup", {"objectGroup": ROOTS_GROUP}).add_done_callback(retrieve_quietly)
+
+    async def changes_since(self, frame_id: str, loader_id: str, version: int) -> list[TypedField] | None:
+        """What changed in a frame's document since its probe counted `version` (a capture's key), when the
+        probe can place every change (docs/incremental.md): the text fields typed into, each with its backend
+        node id, value and box in page coordinates; an empty list when every change lies inside a hidden
+        subtree. None when anything else changed or the answer cannot be read. Three round trips: the
+        probe's answer, its entries, each field's backend node id."""
+        frame = self.tab.frames.get(frame_id)
+        ctx = self.worlds.get(frame_id, loader_id)
+        if frame is None or ctx is None:
+            return None
+        session = frame.session
+        try:
+            answer = await session.send(
+                "Runtime.evaluate",
+                {"expression": f"globalThis.__cdpEngineProbe.since({int(version)})", "contextId": ctx,
+                 "objectGroup": SINCE_GROUP},
+                timeout=5.0,
+            )  # fmt: skip
+            result = answer.get("result") or {}
+            if "exceptionDetails" in answer or result.get("subtype") != "array":
+                return None
+            entries = await session.send(
+                "Runtime.getProperties", {"objectId": result["objectId"], "ownProperties": True}, timeout=5.0
+            )
+            by_index = {e["name"]: e.get("value") or {} for e in entries.get("result", []) if e["name"].isdigit()}
+            info = orjson.loads(str(by_index["0"].get("value")))
+            ids = [by_index[str(i)].get("objectId") for i in range(1, len(info) + 1)]
+            if not all(ids):
+                return None
+            described = await asyncio.gather(
+                *[session.send("DOM.describeNode", {"objectId": i}, timeout=5.0) for i in ids]
+            )
+        except (CDPEngineError, KeyError, TypeError, ValueError, orjson.JSONDecodeError):
+            return None
+        finally:
+            if not session.closed:
+                session.send("Runtime.releaseObjectGroup", {"objectGroup": SINCE_GROUP}).add_done_callback(
+                    retrieve_quietly
+                )
+        return [
+            TypedField(d["node"]["backendNodeId"], str(value), (float(x), float(y), float(w), float(h)))
+            for d, (value, x, y, w, h) in zip(described, info, strict=True)
+        ]
 
     @staticmethod
     def key_is_stable(key: tuple[Any, ...]) -> bool:
