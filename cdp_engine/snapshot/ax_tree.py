@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..cdp.connection import CDPSession
+from ..cdp.connection import CDPSession, gc_paused
 from ..core.refs import ax_name, ax_role
 from .capture import EXTENDED_STYLES, ElementBox, element_boxes
 from .extended import check_mode
@@ -82,6 +82,21 @@ async def capture_ax_tree(tab: Tab, *, interactive: str = "strict") -> AXNode | 
         for fid, f in frames
         if f.parent_id is not None
     }
+    with gc_paused():  # ~100k small lists and nodes decoded and built: no cyclic collection meanwhile
+        return await _join(tab, frames, ax_futures, snap_futures, metrics_future, owner_futures, extended)
+
+
+async def _join(
+    tab: Tab,
+    frames: list[tuple[str, Any]],
+    ax_futures: list[Any],
+    snap_futures: dict[str, Any],
+    metrics_future: Any,
+    owner_futures: dict[str, Any],
+    extended: bool,
+) -> AXNode | None:
+    """The answers of capture_ax_tree's burst, joined into one tree."""
+    sessions: dict[str, CDPSession] = {tab.main_frame_id: tab.session, **tab.frame_sessions}
     ax_results = await asyncio.gather(*ax_futures, return_exceptions=True)
     snap_results = dict(zip(snap_futures, await asyncio.gather(*snap_futures.values(), return_exceptions=True), strict=True))
     owners = dict(zip(owner_futures, await asyncio.gather(*owner_futures.values(), return_exceptions=True), strict=True))
