@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""The state after a change: the engine's served state (cached, built on the last one, or captured in full, as
+it decides: docs/incremental.md) against its full capture and Playwright's aria snapshot, in one run.
+
+    python3 benchmarks/incremental.py                  # gen-1000, typing.html, os.html, genindex-all, gen-20000
+    python3 benchmarks/incremental.py --pages gen-1000 --reps 5
+
+Changes (benchmarks/others/incremental_cases.py, the same script for every system): one character typed into a
+focused field, one class toggled (a rule with an outline and padding), one row appended, and a large change
+(every other child of the main content hidden or shown). Per page and change, after the change and a frame:
+the engine's state as an agent gets it (`capture()`), then a full capture of the same page (`capture_full()`),
+compared byte for byte (a difference is reported as a failure, never timed); Playwright's
+`locator("body").aria_snapshot()` in its own browser (benchmarks/.venv-others). Medians over the repetitions;
+the unchanged page's state (a second read, nothing changed) is measured too. Results:
+benchmarks/results/incremental.{json,md} (the latest run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE / "others")]
+
+from incremental_cases import CHANGES, NEXT_FRAME, SETUP  # noqa: E402
+from pages import serve_pages, specs_by_id  # noqa: E402
+
+import cdp_engine  # noqa: E402
+from cdp_engine import ElementIndex  # noqa: E402
+
+RESULTS = HERE / "results"
+OTHERS_PYTHON = HERE / ".venv-others" / "bin" / "python"
+PAGES = ("gen-1000", "docs-typing", "docs-os", "docs-genindex-all", "gen-20000")
+
+
+def state_bytes(capture: Any) -> bytes:
+    return orjson.dumps({k: capture.state[k] for k in ("url", "page_content", "element_index", "state_hash")},
+                        option=orjson.OPT_SORT_KEYS)  # fmt: skip
+
+
+async def engine_page(browser: Any, url: str, reps: int, warmup: int) -> dict[str, Any]:
+    """The engine's samples on one page: per change, served / full milliseconds and how each state was served."""
+    tab = await browser.new_tab()
+    try:
+        await tab.goto(url, timeout=120)
+        await tab.evaluate(SETUP)
+        capturer = ElementIndex.of(tab).capturer
+        await capturer.capture(screenshot=False)
+        out: dict[str, Any] = {}
+        unchanged = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            await capturer.capture(screenshot=False)
+            unchanged.append((time.perf_counter() - t0) * 1000)
+        out["unchanged"] = {"served": unchanged, "full": [], "how": {"cached": reps}, "mismatches": 0}
+        for change, (_what, script) in CHANGES.items():
+            served, full, how, mismatches = [], [], {}, 0
+            for rep in range(warmup + reps):
+                if script == "insertText":
+                    await tab.session.send("Input.insertText", {"text": "a"})
+                else:
+                    await tab.evaluate(script)
+                await tab.evaluate(NEXT_FRAME)
+                t0 = time.perf_counter()
+                got = await capturer.capture(screenshot=False)
+                t1 = time.perf_counter()
+                reference = await capturer.capture_full()
+                t2 = time.perf_counter()
+                if state_bytes(got) != state_bytes(reference):
+                    mismatches += 1  # a wrong state is a failure, never a timed sample
+                    continue
+                if rep < warmup:
+                    continue
+                kind = next((k for k in ("incremental", "cached") if got.timings.get(k)), "full")
+                how[kind] = how.get(kind, 0) + 1
+                served.append((t1 - t0) * 1000)
+                full.append((t2 - t1) * 1000)
+            out[change] = {"served": served, "full": full, "how": how, "mismatches": mismatches}
+        return out
+    finally:
+        await tab.close()
+
+
+async def playwright_samples(urls: list[str], reps: int, warmup: int) -> tuple[dict[str, dict[str, list[float]]], str | None]:
+    """Playwright's aria snapshot after each change, per URL and change (benchmarks/.venv-others)."""
+    samples: dict[str, dict[str, list[float]]] = {}
+    if not OTHERS_PYTHON.exists():
+        print("playwright: benchmarks/.venv-others is missing (bash benchmarks/setup.sh)", file=sys.stderr)
+        return samples, None
+    version = None
+    proc = await asyncio.create_subprocess_exec(
+        str(OTHERS_PYTHON), str(HERE / "others" / "playwright_incremental.py"), "--urls", json.dumps(urls),
+        "--reps", str(reps), "--warmup", str(warmup), stdout=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    async for raw in proc.stdout:
+        line = raw.decode()
+        if not line.startswith("@@BENCH "):
+            continue
+        event = json.loads(line[len("@@BENCH ") :])
+        if event["event"] == "system":
+            version = event.get("version")
+        elif event["event"] == "sample" and "ms" in event:
+            samples.setdefault(event["url"], {}).setdefault(event["change"], []).append(event["ms"])
+        elif event["event"] == "sample":
+            print(f"playwright {event['url']} {event['change']}: {event['error']}", file=sys.stderr)
+    await proc.wait()
+    return samples, version
+
+
+def median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    def ms(value: float | None) -> str:
+        return "—" if value is None else f"{value:,.1f}"
+
+    lines = [
+        "| page | change | engine state (ms) | served as | engine full capture (ms) | state / full | Playwright aria (ms) | Playwright / state | mismatches |",
+        "|---|---|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        ratio = f"{r['served'] / r['full'] * 100:.0f} %" if r["served"] and r["full"] else "—"
+        peer = f"{r['playwright'] / r['served']:.1f}×" if r["served"] and r["playwright"] else "—"
+        how = ", ".join(f"{k} {v}" for k, v in sorted(r["how"].items()))
+        lines.append(
+            f"| {r['page']} | {r['change']} | {ms(r['served'])} | {how} | {ms(r['full'])} | {ratio} | "
+            f"{ms(r['playwright'])} | {peer} | {r['mismatches']} |"
+        )
+    return "\n".join(lines)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pages", nargs="*", default=list(PAGES))
+    parser.add_argument("--reps", type=int, default=9)
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--no-peers", action="store_true", help="the engine only")
+    ns = parser.parse_args()
+    specs = specs_by_id()
+    async with serve_pages() as served:
+        urls = {page: served.url(specs[page]) for page in ns.pages}
+        engine: dict[str, Any] = {}
+        async with cdp_engine.launch() as browser:
+            for page, url in urls.items():
+                print(f"engine {page} …", file=sys.stderr, flush=True)
+                engine[page] = await engine_page(browser, url, ns.reps, ns.warmup)
+        print("playwright …", file=sys.stderr, flush=True)
+        peers, version = ({}, None) if ns.no_peers else await playwright_samples(list(urls.values()), ns.reps, ns.warmup)
+    rows = []
+    for page, url in urls.items():
+        for change, data in engine[page].items():
+            rows.append({
+                "page": page, "change": change, "served": median(data["served"]), "full": median(data["full"]),
+                "how": data["how"], "mismatches": data["mismatches"],
+                "playwright": median(peers.get(url, {}).get(change, [])) if change != "unchanged" else None,
+                "samples": {"served": data["served"], "full": data["full"], "playwright": peers.get(url, {}).get(change, [])},
+            })  # fmt: skip
+    meta = {
+        "time": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": platform.platform(), "python": platform.python_version(),
+        "cpus": __import__("os").cpu_count(), "load": __import__("os").getloadavg(), "reps": ns.reps, "warmup": ns.warmup,
+        "engine": cdp_engine.__version__, "playwright": version,
+        "changes": {name: what for name, (what, _script) in CHANGES.items()},
+        "note": "The engine ran first, then Playwright (its own browser, its own process), on the same pages; the "
+                "engine's state and its full capture are read one after the other on the same page.",
+    }  # fmt: skip
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "incremental.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+    text = "\n".join([
+        f"# The state after a change ({meta['time']}, load {', '.join(f'{x:.1f}' for x in meta['load'])})", "",
+        "Medians of " + str(ns.reps) + " repetitions after " + str(ns.warmup) + " warm-ups; python3 benchmarks/incremental.py.",
+        "Changes: " + "; ".join(f"{k}: {v}" for k, v in meta["changes"].items()) + ".", "", table(rows), "",
+    ])  # fmt: skip
+    (RESULTS / "incremental.md").write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
