@@ -14,7 +14,7 @@ path and locator path, each + aria_snapshot), browser-use (action + browser stat
 run from benchmarks/.venv-others. The harness section times BrowserEnv.reset with one and with four
 environments and step on MiniWoB-like click-button and enter-text pages.
 
-Writes benchmarks/results/actions-STAMP.{json,md} and actions-latest.{json,md}; progress goes to stderr.
+Writes benchmarks/results/actions-latest.{json,md} (the latest run); progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -650,11 +650,10 @@ async def main_async(ns: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     text = json.dumps(results, indent=1, default=str)
     md = markdown(results)
-    for name in (f"actions-{stamp}", "actions-latest"):
-        (out / f"{name}.json").write_text(text)
-        (out / f"{name}.md").write_text(md)
+    (out / "actions-latest.json").write_text(text)
+    (out / "actions-latest.md").write_text(md)
     print(md)
-    prog.say(f"done in {meta['duration_s']:.0f} s: {out / f'actions-{stamp}.json'}")
+    prog.say(f"done in {meta['duration_s']:.0f} s: {out / 'actions-latest.json'}")
     return 0
 
 

@@ -11,7 +11,7 @@ Per task and system: success (what the page sent its server equals the task's ex
 check), steps (actions the agent took) and the wall time from the page's load to the app's answer (median of
 the runs that succeeded; a failed run is a failure, never a timed sample). Playwright runs inside
 benchmarks/.venv-others (bash benchmarks/setup.sh), and so does browser-use (its browser state's selector map
-with roles and names, its tools by index, no LLM). Results: benchmarks/results/realweb-<time>.{json,md}.
+with roles and names, its tools by index, no LLM). Results: benchmarks/results/realweb.{json,md} (the latest run).
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ from realweb.tasks import COMPONENT_TASKS, Task, expected_values  # noqa: E402
 
 import cdp_engine  # noqa: E402
 from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager  # noqa: E402
-from cdp_engine.toolset.executor import BrowserToolset, ToolsetConfig  # noqa: E402
+from cdp_engine.toolset.driver_config import ToolsetConfig  # noqa: E402
+from cdp_engine.toolset.executor import BrowserToolset  # noqa: E402
 
 PAGES = HERE.parent / "tests" / "realweb" / "pages"
 OTHERS_PYTHON = HERE / ".venv-others" / "bin" / "python"
@@ -234,10 +235,10 @@ async def main() -> None:
     failures = "\n".join(f"- {r['system']} {r['task']}: {r['error']}" for r in rows if not r["ok"])
     out = Path(ns.out)
     out.mkdir(exist_ok=True)
-    (out / f"realweb-{started}.md").write_text(header + md + ("\n\nFailures:\n\n" + failures if failures else "") + "\n")
-    (out / f"realweb-{started}.json").write_text(json.dumps({"started": started, "rows": rows}, indent=1))
+    (out / "realweb.md").write_text(header + md + ("\n\nFailures:\n\n" + failures if failures else "") + "\n")
+    (out / "realweb.json").write_text(json.dumps({"started": started, "rows": rows}, indent=1))
     print(md)
-    print(f"wrote {out / f'realweb-{started}.md'}")
+    print(f"wrote {out / 'realweb.md'}")
 
 
 if __name__ == "__main__":

@@ -103,13 +103,11 @@ def build(raw: dict[str, Any]) -> dict[str, Any]:
     return {**raw, "summary": summary, "ratios": ratios(summary, page_ids), "series": SERIES}
 
 
-def write(results: dict[str, Any], out_dir: Path, stamp: str) -> Path:
-    """Write results-STAMP.json and latest.json; return the stamped path."""
+def write(results: dict[str, Any], out_dir: Path) -> Path:
+    """Write latest.json (the latest run; the runs the docs quote are kept under their own names); return it."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"results-{stamp}.json"
-    text = json.dumps(results, indent=1, default=str)
-    path.write_text(text)
-    (out_dir / "latest.json").write_text(text)
+    path = out_dir / "latest.json"
+    path.write_text(json.dumps(results, indent=1, default=str))
     return path
 
 

@@ -4,7 +4,7 @@
     python benchmarks/run.py --quick     # 100 and 1,000 element pages + typing.html, 5 runs: a few minutes
     python benchmarks/run.py --full      # every page (20,000 elements, frames, shadow roots, python docs)
 
-Writes benchmarks/results/results-STAMP.{json,md,png} and latest.*; progress goes to stderr. (Actions and
+Writes benchmarks/results/latest.{json,md,png} (the latest run); progress goes to stderr. (Actions and
 the state after them are benchmarks/actions.py.) Each
 system runs in its own process per page with its own fresh Chromium (the floor in this process), so a
 system that fails, hangs or is missing is reported with its error and the run goes on. Run
@@ -21,7 +21,6 @@ import json
 import os
 import platform
 import resource
-import shutil
 import signal
 import subprocess
 import sys
@@ -813,18 +812,15 @@ async def main_async(ns: argparse.Namespace) -> int:
     }
     results = report.build(raw)
     out_dir = Path(ns.out)
-    json_path = report.write(results, out_dir, stamp)
+    json_path = report.write(results, out_dir)
     md = report.markdown(results)
-    (out_dir / f"results-{stamp}.md").write_text(md)
     (out_dir / "latest.md").write_text(md)
-    png = out_dir / f"results-{stamp}.png"
+    png = out_dir / "latest.png"
     if not ns.no_chart:
         err = draw_chart(json_path, png, meta)
         if err:
             prog.say(f"chart not drawn: {err}")
-            report.write(results, out_dir, stamp)  # again, now with meta["chart_error"]
-        else:
-            shutil.copyfile(png, out_dir / "latest.png")
+            report.write(results, out_dir)  # again, now with meta["chart_error"]
     print(md)
     load, cores = meta["load_avg_1min"], meta["machine"]["cores"]
     if load["max"] and cores and load["max"] > cores:
