@@ -8,7 +8,7 @@ element naming the same target is a duplicate (counted as a false positive: one 
 Recall = targets named / targets; precision = entries naming a new target / entries. Only targets that are
 visible in the 1280x720 viewport count (every page fits in it).
 
-Imported by path by tests/test_extended.py and benchmarks/extended.py (so both score the same pages the
+Imported by path by tests/index/test_extended.py and benchmarks/extended.py (so both score the same pages the
 same way); peers (benchmarks/others/extended_peers.py) run LABEL_JS in their own pages.
 """
 

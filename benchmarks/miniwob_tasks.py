@@ -8,7 +8,7 @@ episode is what the package's own environment does: load the task page, `Math.se
 The policies act only through the element index: they read the utterance, look elements up by their
 descriptor (text, role, tag, href) in `state["element_index"]`, and send protocol actions
 (click_element, input_text, scroll). The same code runs in both modes; a policy that finds no element for
-its next step gives up (the episode fails). Used by benchmarks/extended.py and tests/test_extended.py.
+its next step gives up (the episode fails). Used by benchmarks/extended.py and tests/index/test_extended.py.
 """
 
 from __future__ import annotations

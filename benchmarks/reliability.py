@@ -5,8 +5,8 @@
     python benchmarks/reliability.py --inputs 500 --skip-load
 
 Writes benchmarks/results/reliability.json and reliability.md. The parts live in reliability_fuzz.py
-(generators and checks shared with tests/test_fuzz.py), reliability_faults.py (the case table shared with
-tests/test_fault_matrix.py) and reliability_load.py. Everything runs against pages served from 127.0.0.1
+(generators and checks shared with tests/stress/test_fuzz.py), reliability_faults.py (the case table shared with
+tests/stress/test_fault_matrix.py) and reliability_load.py. Everything runs against pages served from 127.0.0.1
 and Chromiums this run starts; every loop is bounded in count and time.
 """
 

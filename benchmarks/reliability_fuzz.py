@@ -1,5 +1,5 @@
 """Fuzzing every surface with malformed and hostile input (issue 14, Build 3): the one copy of the
-generators and checks, used by tests/test_fuzz.py (a few hundred inputs) and by
+generators and checks, used by tests/stress/test_fuzz.py (a few hundred inputs) and by
 benchmarks/reliability.py (thousands).
 
     result = await fuzz_surface("mcp", browser, None, count=1000, seed=1)

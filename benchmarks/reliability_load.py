@@ -21,7 +21,7 @@ checked: an error result the script did not expect, an expected effect missing, 
 deadline counts as an error (hangs are also counted on their own); an HTTP status 500 is counted; any other
 client's token in what a client reads (url, title, page content, snapshot) counts as cross-talk. Each part is
 bounded by steps per client and by seconds, so the whole run stops by itself. A benchmark, not a timed test
-(tests/test_load_smoke.py runs a small one); benchmarks/reliability.py imports load_run.
+(tests/core/test_load_smoke.py runs a small one); benchmarks/reliability.py imports load_run.
 """
 
 from __future__ import annotations

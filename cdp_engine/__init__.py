@@ -8,8 +8,9 @@
 
 from .cdp.connection import CDPSession, Connection
 from .cdp.launcher import find_chromium
-from .core.browser import Browser, BrowserContext, Tab
+from .core.browser import Browser, BrowserContext
 from .core.records import Dialog, Download, Frame, Response
+from .core.tab import Tab
 from .errors import (
     BrowserNotFoundError,
     CDPEngineError,
@@ -23,8 +24,8 @@ from .errors import (
     RendererHungError,
     TargetClosedError,
 )
+from .index.agent_tab import AgentTab, connect, launch
 from .index.element_index import ElementIndex
-from .index.tab import AgentTab, connect, launch
 from .version import __version__
 
 __all__ = [

@@ -48,8 +48,8 @@ def _state(settings: Settings, args: Any) -> int:
 
 
 async def _print_state(url: str, screenshot: str, wait_until: Any, settings: Settings) -> None:
+    from .index.agent_tab import open_browser
     from .index.element_index import ElementIndex
-    from .index.tab import open_browser
 
     # Attached (--cdp-url), the tab opens in the browser's own context, with the user's logins, and is closed
     # again on exit; --storage-state loads saved logins into a fresh context instead.
@@ -75,8 +75,8 @@ def _serve(settings: Settings, args: Any) -> int:
 def _mcp(settings: Settings, _args: Any) -> int:
     from .core.policies import SERVER_SCHEMES
     from .mcp_server.caps import parse_caps
-    from .mcp_server.instances import Config
     from .mcp_server.server import serve_http, serve_stdio
+    from .mcp_server.server_config import Config
 
     try:
         caps = parse_caps(settings.caps) if settings.caps is not None else None  # None: BROWSER_MCP_CAPS, else core

@@ -15,8 +15,8 @@ import orjson
 from aiohttp import web
 
 from .index.actions import IdempotencyGuard, find_element
+from .index.agent_tab import open_browser
 from .index.element_index import ElementIndex
-from .index.tab import open_browser
 
 LOGIN = """<!doctype html><html><head><title>Acme login</title></head><body>
 <h1>Acme Console</h1>

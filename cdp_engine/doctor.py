@@ -25,7 +25,7 @@ from .app.options import Settings
 from .cdp.launcher import CANDIDATES, INSTALL_HINT, find_chromium, install_paths
 from .core.policies import INDEX_SCHEMES, SERVER_SCHEMES
 from .errors import CDPEngineError
-from .index.tab import connect, launch
+from .index.agent_tab import connect, launch
 from .version import __version__
 
 RUNTIME = ("websockets", "aiohttp", "orjson", "xxhash")

@@ -41,11 +41,12 @@ from aiohttp import web
 
 from .app.options import LOOPBACK_HOSTS, Settings
 from .app.process import bind, run_command
-from .core.browser import Browser, BrowserContext, Tab
+from .core.browser import Browser, BrowserContext
 from .core.files import ScreenshotOptions, ScreenshotSpec
 from .core.policies import RESULT_CHARS, SERVER_SCHEMES, Policies
+from .core.tab import Tab
+from .index.agent_tab import open_browser
 from .index.element_index import ElementIndex
-from .index.tab import open_browser
 from .snapshot.extended import INTERACTIVE_MODES
 from .util.text_windows import BudgetError, check_budget, check_offset
 

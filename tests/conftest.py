@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +20,12 @@ import pytest_asyncio
 from aiohttp import web
 
 import cdp_engine
+
+# The test folders (by layer and surface) share helpers by module name, as the flat folder did (test_screenshot's
+# PNG decoder, test_mcp_tools' Surface): every folder is importable from every other, whatever order collects them.
+for _folder in sorted(Path(__file__).resolve().parent.iterdir()):
+    if _folder.is_dir() and not (_folder / "__init__.py").exists() and not _folder.name.startswith((".", "_")):
+        sys.path.insert(0, str(_folder))
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 

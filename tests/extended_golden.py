@@ -1,4 +1,4 @@
-"""Pages whose strict state must not change with the extended set (tests/test_extended.py), and the digest.
+"""Pages whose strict state must not change with the extended set (tests/index/test_extended.py), and the digest.
 
 GOLDEN holds the digests the strict code produced before the extended set existed (main at 3139b04: each page
 of `pages` loaded as a data: URL, one strict state, `digest`); the test loads the same pages the same way and

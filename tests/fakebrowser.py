@@ -26,8 +26,9 @@ from typing import Any
 
 from cdp_engine.cdp.connection import Connection
 from cdp_engine.cdp.mock import Answer, MockTransport
-from cdp_engine.core.browser import Browser, DialogPolicy, Tab
+from cdp_engine.core.browser import Browser
 from cdp_engine.core.settle import ARM_FUNCTION, LOOK_FUNCTION
+from cdp_engine.core.tab import DialogPolicy, Tab
 
 SESSION = "S1"
 TARGET = "T1"  # Chromium's main frame id is its page's target id

@@ -1,4 +1,4 @@
-"""The fault matrix of issue 14 (Build 4): one table of cases, run by tests/test_fault_matrix.py and by
+"""The fault matrix of issue 14 (Build 4): one table of cases, run by tests/stress/test_fault_matrix.py and by
 benchmarks/reliability_faults.py, so the figures and the tests can never drift apart.
 
 Every case launches its own Chromium with short deadlines (launch(command_timeout=4, navigation_timeout=3)),
@@ -347,7 +347,8 @@ async def toolset_never_answers(browser: cdp_engine.Browser, pages: Pages) -> tu
 
 
 async def _mcp_case(browser: cdp_engine.Browser, pages: Pages, url: str, tool: str, args: dict[str, Any]) -> tuple[Any, float, bool]:
-    from cdp_engine.mcp_server.instances import Config, InstanceManager
+    from cdp_engine.mcp_server.instances import InstanceManager
+    from cdp_engine.mcp_server.server_config import Config
     from cdp_engine.mcp_server.tools import BrowserTools
 
     config = Config(command_timeout=COMMAND_TIMEOUT, navigation_timeout=NAVIGATION_TIMEOUT)

@@ -6,7 +6,7 @@ lazy import still ties the lower module to the higher one, so the layer rule see
     python3 tools/import_graph.py            # folder -> folder edges with counts
     python3 tools/import_graph.py --check    # also list layer breaks and circles; exit 1 on any
 
-tests/test_architecture.py runs the same checks in the normal test suite.
+tests/unit/test_architecture.py runs the same checks in the normal test suite.
 """
 
 from __future__ import annotations

@@ -303,7 +303,7 @@ class Settings:
         return self.cdp_url or ("auto" if self.auto_connect else None)
 
     def browser_kwargs(self) -> dict[str, Any]:
-        """The arguments of index.tab.open_browser(): launch()'s, or connect()'s when attaching."""
+        """The arguments of index.agent_tab.open_browser(): launch()'s, or connect()'s when attaching."""
         if self.endpoint is None:
             return self.launch_kwargs()
         headers = dict(header.split(": ", 1) for header in self.cdp_header)

@@ -20,7 +20,7 @@ from ..errors import CDPEngineError, JavaScriptError
 from .input import call_function_on
 
 if TYPE_CHECKING:
-    from .browser import Tab
+    from .tab import Tab
 
 __all__ = [
     "AX_LOOK",

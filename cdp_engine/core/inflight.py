@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .browser import Tab
+    from .tab import Tab
 
 __all__ = ["NetworkTracker"]
 

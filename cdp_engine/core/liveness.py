@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..errors import CDPEngineError, CommandTimeoutError, RendererHungError
 
 if TYPE_CHECKING:
-    from .browser import Tab
+    from .tab import Tab
 
 T = TypeVar("T")
 

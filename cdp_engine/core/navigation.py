@@ -37,8 +37,8 @@ from . import network
 from .lifecycle import LifecycleWatcher, WaitUntil, wait_loaded
 
 if TYPE_CHECKING:
-    from .browser import Tab
     from .records import Response
+    from .tab import Tab
 
 __all__ = ["NET_ERRORS", "goto", "step", "where_now"]
 

@@ -18,7 +18,7 @@ from ..errors import CDPEngineError
 from .identity import AX_LOOK, Verdict, ax_name, ax_role, verify
 
 if TYPE_CHECKING:
-    from .browser import Tab
+    from .tab import Tab
 
 __all__ = ["NodeRef", "RefRegistry", "StaleRefError", "ax_name", "ax_role", "stale_reason"]
 

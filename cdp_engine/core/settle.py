@@ -51,7 +51,7 @@ from .settle_page import ARM_FULL, ARM_FUNCTION, DISARM_FUNCTION, LOOK_FULL, LOO
 from .worlds import Worlds
 
 if TYPE_CHECKING:
-    from .browser import Tab
+    from .tab import Tab
 
 __all__ = [
     "ARM_FUNCTION",

@@ -21,7 +21,7 @@ from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError
 
 if TYPE_CHECKING:
-    from .browser import Tab
+    from .tab import Tab
 
 __all__ = ["WORLD_NAME", "WorldUnavailableError", "Worlds"]
 

@@ -23,15 +23,16 @@ from dataclasses import replace
 from typing import Any
 
 from ..core import storage
-from ..core.browser import Browser, BrowserContext, Tab
+from ..core.browser import Browser, BrowserContext
 from ..core.lifecycle import WaitUntil
 from ..core.liveness import bounded
 from ..core.policies import origin_policy
 from ..core.settle import SettleReport
+from ..core.tab import Tab
 from ..errors import CDPEngineError, CommandTimeoutError
 from ..index.actions import ActionValidationError
+from ..index.agent_tab import connect, launch
 from ..index.element_index import ElementIndex
-from ..index.tab import connect, launch
 from ..snapshot.capture import content_digest
 from ..snapshot.extended import check_mode
 from ..version import __version__

@@ -11,7 +11,7 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.browser import Tab
+from ..core.tab import Tab
 from ..errors import CDPEngineError
 from ..index.element_index import ElementIndex
 from .tabs import Screenshot

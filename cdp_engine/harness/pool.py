@@ -12,7 +12,8 @@ import time
 from collections.abc import Awaitable
 from typing import Any
 
-from ..core.browser import Browser, BrowserContext, Tab
+from ..core.browser import Browser, BrowserContext
+from ..core.tab import Tab
 from ..errors import CDPEngineError
 
 __all__ = ["ContextPool"]

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..core.browser import Browser
-from ..index.tab import connect, launch
+from ..index.agent_tab import connect, launch
 from .env import BrowserEnv
 from .scripted import Policy
 from .tasks import TaskSite, TaskSpec

@@ -18,10 +18,11 @@ from typing import Any
 import orjson
 
 from ..core import input, navigation
-from ..core.browser import Browser, Tab
+from ..core.browser import Browser
 from ..core.files import set_input_files
 from ..core.keys import modifiers_mask
 from ..core.policies import FilePolicy, PolicyError
+from ..core.tab import Tab
 from ..errors import CDPEngineError, NavigationError
 from ..index.actions import ActionValidationError
 from ..index.element_index import ElementIndex

@@ -10,9 +10,10 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..core.browser import Browser, BrowserContext, Tab
+from ..core.browser import Browser, BrowserContext
 from ..core.lifecycle import WaitUntil, wait_loaded
 from ..core.settle import SettleReport, dom_quiet
+from ..core.tab import Tab
 from ..errors import CDPEngineError
 from ..index.element_index import ElementIndex
 

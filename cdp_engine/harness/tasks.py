@@ -20,7 +20,7 @@ from ..core.liveness import bounded
 from ..errors import CDPEngineError
 
 if TYPE_CHECKING:
-    from ..core.browser import Tab
+    from ..core.tab import Tab
 
 log = logging.getLogger("cdp_engine.harness")
 

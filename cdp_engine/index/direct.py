@@ -25,7 +25,7 @@ from ..errors import JavaScriptError, ProtocolError
 from ..snapshot.node_path import NodePath, node_path
 
 if TYPE_CHECKING:
-    from ..core.browser import Tab
+    from ..core.tab import Tab
     from ..snapshot.capture import Capture, Element
 
 __all__ = ["CHOOSE_OPTION", "FOCUS_FOR_TEXT", "Direct", "install", "plan", "send"]

@@ -42,7 +42,7 @@ from .actions import ActionValidationError, json_safe, parse_action
 from .perform import ActionError, Performer, check_usable
 
 if TYPE_CHECKING:
-    from ..core.browser import Tab
+    from ..core.tab import Tab
 
 log = logging.getLogger("cdp_engine.index")
 

@@ -26,7 +26,7 @@ from . import direct
 from .extended_scripts import LISTBOX_ROLES, OPTION_OF_SCRIPT, SCROLL_INNER_SCRIPT
 
 if TYPE_CHECKING:
-    from ..core.browser import Tab
+    from ..core.tab import Tab
 
 __all__ = ["ActionError", "Performer", "invalid_index_message", "not_clickable"]
 

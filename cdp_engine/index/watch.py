@@ -14,7 +14,7 @@ import orjson
 from ..util import activity
 
 if TYPE_CHECKING:
-    from ..core.browser import Tab
+    from ..core.tab import Tab
 
 Boxes = Callable[[], tuple[dict[int, dict[str, Any]], tuple[float, ...] | None]]
 

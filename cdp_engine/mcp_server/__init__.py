@@ -5,7 +5,8 @@
 """
 
 from .envelope import ERROR_TYPES, Operation, ToolError
-from .instances import Config, Instance, InstanceManager, Page
+from .instances import Instance, InstanceManager, Page
+from .server_config import Config
 from .tools import BrowserTools
 
 __all__ = [

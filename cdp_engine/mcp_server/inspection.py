@@ -1,5 +1,9 @@
 """Inspection, verification and code tools: snapshot, screenshot, console, network, downloads, evaluate,
-verify_*, generate_locator, pdf_save, run_code."""
+verify_*, generate_locator, pdf_save, run_code.
+
+Size: about twenty small inspection, verification and code tools, one tool group as the MCP reference lists
+them.
+"""
 
 from __future__ import annotations
 
@@ -24,11 +28,12 @@ from ..snapshot.boxes import ref_boxes, ref_marks
 from ..util.text_windows import BudgetError, check_budget, check_offset, context_lines, window
 from . import snapshot_changes
 from .envelope import ToolError
-from .instances import STATIC_RESOURCE_TYPES, Config, Instance, Page
+from .instances import Instance, Page
 from .interaction import coerce_bool
 from .observe import TEXT_CHECK, call_in_frame, frame_world
 from .params import Bounds
 from .registry import Ctx, tool
+from .server_config import STATIC_RESOURCE_TYPES, Config
 from .snapshot import View, find_backend_node, find_frame_root, map_role, render
 
 LEVELS = {"debug": 0, "log": 1, "info": 1, "warning": 2, "error": 3}

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ..core import input, keys
-from ..core.browser import Tab
 from ..core.lifecycle import LifecycleWatcher
 from ..core.policies import PolicyError
 from ..core.refs import NodeRef
+from ..core.tab import Tab
 from ..core.text_focus import FOCUS_FOR_TEXT, FOCUSED_VALUE, focus_refusal, ignored_text
 from ..errors import CDPEngineError
 from .envelope import ToolError

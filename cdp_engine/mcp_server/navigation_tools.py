@@ -14,8 +14,8 @@ from typing import Any
 
 from ..core import lifecycle, observers
 from ..core import navigation as kept
-from ..core.browser import Tab
 from ..core.records import Download
+from ..core.tab import Tab
 from ..errors import CDPEngineError, NavigationError, NavigationTimeoutError, ProtocolError
 from .envelope import ToolError
 from .instances import Page

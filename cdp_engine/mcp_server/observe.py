@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..cdp.connection import CDPSession
 from ..core import observers, scripts
-from ..core.browser import Tab
 from ..core.records import Download
+from ..core.tab import Tab
 from ..core.worlds import Worlds
 from ..errors import CDPEngineError, JavaScriptError
 from .envelope import ToolError

@@ -17,9 +17,10 @@ from ..core.refs import NodeRef
 from ..core.settle import settle
 from .caps import CAP_OF
 from .envelope import Operation, ToolError
-from .instances import CAMOUFOX_OPTIONS, Config, Instance, InstanceManager, Page
+from .instances import Instance, InstanceManager, Page
 from .observe import ObservationTimeout, Observer, PageGone, Target, WaitForSpec, call_in_frame
 from .params import signature_schema
+from .server_config import CAMOUFOX_OPTIONS, Config
 
 ToolFunc = Callable[..., Awaitable[dict[str, Any]]]
 Scope = Literal["server", "lifecycle", "instance"]

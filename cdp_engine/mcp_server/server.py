@@ -24,8 +24,9 @@ from typing import Any
 
 from ..app.process import bind
 from .envelope import dumps
-from .instances import Config, InstanceManager
+from .instances import InstanceManager
 from .registry import REGISTRY
+from .server_config import Config
 from .sessions import SessionWatch, session_of
 from .tools import BrowserTools
 

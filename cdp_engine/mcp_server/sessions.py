@@ -15,7 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from .instances import STDIO_SESSION
+from .server_config import STDIO_SESSION
 
 log = logging.getLogger("cdp_engine.mcp")
 

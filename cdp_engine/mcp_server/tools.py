@@ -30,10 +30,11 @@ from ..snapshot.boxes import ref_boxes
 from ..util import activity, tracing
 from . import inspection, instance_tools, interaction, navigation_tools, pages  # noqa: F401  (they register tools)
 from .envelope import Operation, ToolError, bound, error, success
-from .instances import Config, Instance, InstanceManager
+from .instances import Instance, InstanceManager
 from .observe import PageGone
 from .params import validate
 from .registry import PRECHECK_ERRORS, REGISTRY, Ctx, ToolSpec, enabled, tools_for
+from .server_config import Config
 
 log = logging.getLogger("cdp_engine.mcp")
 

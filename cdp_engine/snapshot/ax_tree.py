@@ -20,7 +20,7 @@ from .capture import EXTENDED_STYLES, ElementBox, element_boxes
 from .extended import check_mode
 
 if TYPE_CHECKING:
-    from ..core.browser import Tab
+    from ..core.tab import Tab
 
 # Roles that only wrap content: skipped in outlines (their children are kept).
 STRUCTURAL_ROLES = frozenset({"generic", "none", "presentation", "InlineTextBox", "LineBreak", "StaticText", ""})

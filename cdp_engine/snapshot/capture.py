@@ -13,6 +13,10 @@ AX tree, whose cost explodes on large pages (37 s at 128k DOM nodes; docs/cdp-fl
 
 The snapshot decodes into ~100k Python lists on big pages; the cyclic GC stays paused from the
 decode until they are freed (connection.gc_paused).
+
+Size: the one-pass state build is the hot path: decoding, placing frames, visibility, occlusion, verification,
+roles and page_content share one builder's tables and are measured as one walk (a split would add attribute
+lookups per node); the burst and the cache are snapshot/capturer.py, the increment snapshot/incremental.py.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from .node_path import DocTree
 from .text_join import join_rendered
 
 if TYPE_CHECKING:
-    from ..core.browser import Tab
+    from ..core.tab import Tab
 
 INTERACTIVE_TAGS = frozenset({"a", "button", "input", "textarea", "select", "option"})
 INTERACTIVE_ROLES = frozenset(
@@ -211,7 +215,7 @@ def implicit_role(name: str, attrs: dict[str, str], input_type: str | None) -> s
     """The role Chromium computes for common elements without a role attribute; False when unsure.
 
     Saves an Accessibility round trip per element where the HTML-AAM mapping is unambiguous;
-    tests/test_regressions.py checks every entry against Chromium's own answer.
+    tests/index/test_regressions.py checks every entry against Chromium's own answer.
     """
     explicit = attrs.get("role")
     if explicit is not None:

@@ -34,7 +34,7 @@ from .incremental import build_on
 from .probes import ChangeProbes, SentProbes
 
 if TYPE_CHECKING:
-    from ..core.browser import Tab
+    from ..core.tab import Tab
 
 __all__ = ["StateCapturer"]
 

@@ -25,7 +25,7 @@ from .capture import (
 from .probes import ChangeProbes, TypedField
 
 if TYPE_CHECKING:
-    from ..core.browser import Tab
+    from ..core.tab import Tab
     from ..core.worlds import Worlds
 
 

@@ -22,7 +22,7 @@ from ..core.worlds import Worlds
 from ..errors import CDPEngineError
 
 if TYPE_CHECKING:
-    from ..core.browser import Tab
+    from ..core.tab import Tab
 
 __all__ = ["PROBE_SCRIPT", "STILL_PROBE_SCRIPT", "ChangeProbes", "SentProbes", "TypedField"]
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .executor import BrowserToolset, ImageOutcome, MemberError, NavigateOutcome, ToolsetConfig, normalize_url
+from .driver_config import ImageOutcome, MemberError, NavigateOutcome, ToolsetConfig
+from .executor import BrowserToolset, normalize_url
 from .inputs import DEFAULT_DISABLED, HALT_TEXT, MEMBER_NAMES, TOOLSET_NAME, TOOLSET_TYPE
 
 __all__ = [

@@ -16,7 +16,7 @@ from .state import clean_url, one_line
 
 if TYPE_CHECKING:
     from ..cdp.connection import CDPSession
-    from ..core.browser import Tab
+    from ..core.tab import Tab
 
 ENTRY_MAX = 1000
 URL_MAX = 500

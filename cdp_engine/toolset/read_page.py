@@ -23,8 +23,8 @@ from ..errors import CDPEngineError
 from ..snapshot.ax_tree import STRUCTURAL_ROLES, AXNode
 
 if TYPE_CHECKING:
-    from ..core.browser import Tab
     from ..core.refs import RefRegistry
+    from ..core.tab import Tab
 
 OUTPUT_CAP = TOOLSET_TEXT_CAP  # the toolset's result bound (Policies.for_toolset().result; ToolsetConfig.text_chars)
 TEXT_TRUNCATED = f"[Output truncated at {OUTPUT_CAP} characters.]"  # javascript_exec's output

@@ -73,7 +73,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from dataclasses import replace
 
-from .executor import BrowserToolset, ImageOutcome, MemberError, NavigateOutcome, Outcome, ToolsetConfig
+from .driver_config import ImageOutcome, MemberError, NavigateOutcome, Outcome, ToolsetConfig
+from .executor import BrowserToolset
 
 if TYPE_CHECKING:
     from ..core.browser import Browser, BrowserContext

@@ -24,8 +24,9 @@ from ..core.settle import observe
 from ..errors import CDPEngineError
 
 if TYPE_CHECKING:
-    from ..core.browser import Browser, BrowserContext, Tab
+    from ..core.browser import Browser, BrowserContext
     from ..core.records import Download
+    from ..core.tab import Tab
 
 log = logging.getLogger("cdp_engine.toolset")
 

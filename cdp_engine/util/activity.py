@@ -28,7 +28,7 @@ log = logging.getLogger("cdp_engine.activity")
 
 _listeners: list[Callable[[Activity], None]] = []
 # Browsers and tabs are typed Any here: core/browser.py imports this module, and even a type-only import
-# back would be a circle (tests/test_architecture.py).
+# back would be a circle (tests/unit/test_architecture.py).
 Browser = Any
 _browser_listeners: list[Callable[[Browser], None]] = []
 _browsers: weakref.WeakSet[Browser] = weakref.WeakSet()

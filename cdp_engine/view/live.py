@@ -39,7 +39,8 @@ from ..util.activity import Activity
 from .page import render_page
 
 if TYPE_CHECKING:
-    from ..core.browser import Browser, Tab
+    from ..core.browser import Browser
+    from ..core.tab import Tab
 
 __all__ = ["LOOPBACK", "BoxSource", "LiveView", "Watched", "overlay_of", "serve"]
 

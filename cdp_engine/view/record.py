@@ -28,7 +28,7 @@ from .live import entry_of, overlay_of, short_json
 from .page import render_page
 
 if TYPE_CHECKING:
-    from ..core.browser import Tab
+    from ..core.tab import Tab
 
 __all__ = ["Recorder", "export_html", "load_run"]
 

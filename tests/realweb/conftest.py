@@ -14,7 +14,8 @@ from aiohttp import web
 
 import cdp_engine
 from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
-from cdp_engine.toolset.executor import BrowserToolset, ToolsetConfig
+from cdp_engine.toolset.driver_config import ToolsetConfig
+from cdp_engine.toolset.executor import BrowserToolset
 
 from .agents import RECORDER, Agent, IndexAgent, McpAgent, ToolsetAgent
 

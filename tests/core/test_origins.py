@@ -28,7 +28,8 @@ from cdp_engine.core.policies import (
 )
 from cdp_engine.harness import BrowserEnv
 from cdp_engine.index.element_index import ElementIndex
-from cdp_engine.mcp_server.instances import Config, InstanceManager
+from cdp_engine.mcp_server.instances import InstanceManager
+from cdp_engine.mcp_server.server_config import Config
 from cdp_engine.mcp_server.tools import BrowserTools
 from cdp_engine.service import create_app
 from cdp_engine.toolset import BrowserToolset, ToolsetConfig
@@ -312,7 +313,7 @@ async def test_harness(browser: cdp_engine.Browser, pages: Pages, site: Any, wai
 def test_docs_list_the_origin_rules() -> None:
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parent.parent / "docs" / "policies.md").read_text()
+    text = (Path(__file__).resolve().parents[2] / "docs" / "policies.md").read_text()
     for word in ("navigation.blocked_origin", "navigation.origin_not_allowed", "--allowed-origins", "--blocked-origins"):
         assert word in text
     assert re.search(r"302", text) and "window.open" in text

@@ -303,7 +303,7 @@ async def test_the_hook_reports_mcp_tool_calls_with_their_tab(browser: cdp_engin
 
 # ----- the command --------------------------------------------------------------------------------------------
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:

@@ -310,8 +310,8 @@ async def test_an_image_that_loads_later_is_not_missed(tab: cdp_engine.Tab, site
 
 
 def test_surface_screenshot_settings_are_checked_where_they_are_set() -> None:
-    from cdp_engine.mcp_server.instances import Config
-    from cdp_engine.toolset.executor import ToolsetConfig
+    from cdp_engine.mcp_server.server_config import Config
+    from cdp_engine.toolset.driver_config import ToolsetConfig
 
     assert ToolsetConfig().screenshot_optimize_for_speed is True
     with pytest.raises(ValueError):

@@ -24,7 +24,7 @@ from cdp_engine.errors import CDPEngineError
 from cdp_engine.snapshot.capture import PAGE_CONTENT_CAP
 from cdp_engine.util import schema
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _paths = itertools.count(1)
 
 

@@ -19,7 +19,8 @@ import pytest_asyncio
 
 import cdp_engine
 from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
-from cdp_engine.toolset.executor import BrowserToolset, ToolsetConfig
+from cdp_engine.toolset.driver_config import ToolsetConfig
+from cdp_engine.toolset.executor import BrowserToolset
 
 SURFACES = ["index", "toolset", "mcp"]
 

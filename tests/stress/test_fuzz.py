@@ -35,7 +35,7 @@ from cdp_engine.toolset import BrowserToolset
 
 pytestmark = pytest.mark.slow  # fuzzes every surface: .ci/run runs it (`pytest -m slow`)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load_fuzz() -> Any:

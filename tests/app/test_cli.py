@@ -25,7 +25,7 @@ from cdp_engine.app import options
 from cdp_engine.app.options import OptionError, resolve
 from cdp_engine.cdp import launcher
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _env(**extra: str) -> dict[str, str]:

@@ -26,7 +26,8 @@ from cdp_engine.core.files import ScreenshotOptions, image_size_base64, page_til
 from cdp_engine.index.element_index import ElementIndex
 from cdp_engine.mcp_server import Config
 from cdp_engine.mcp_server.server import lift_image
-from cdp_engine.toolset.executor import BrowserToolset, ToolsetConfig
+from cdp_engine.toolset.driver_config import ToolsetConfig
+from cdp_engine.toolset.executor import BrowserToolset
 
 TALL = """<!doctype html><body style="margin:0">
 <div style="height:{top}px;background:rgb(255,0,0)"></div>

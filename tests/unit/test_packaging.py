@@ -15,7 +15,7 @@ import pytest
 
 from cdp_engine import __version__
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NETWORK_WORDS = ("Could not find a version", "No matching distribution", "Failed to establish", "Temporary failure",
                  "Network is unreachable", "ConnectionError", "Max retries exceeded")  # fmt: skip
 

@@ -1,7 +1,7 @@
 """The engine's own PNG painter (core/png.py), on images built here: no browser needed.
 
 Each case paints on a PNG filtered the way Chromium's fast encoder does (Up rows, with None rows mixed
-in), decodes the result with the tests' own decoder (tests/test_screenshot.py, every PNG filter, written
+in), decodes the result with the tests' own decoder (tests/core/test_screenshot.py, every PNG filter, written
 independently of the painter) and compares it with the same paints applied pixel by pixel to the
 source image. Images too odd to edit must say so (PngNotEditable) and leave the caller to fall back.
 """

@@ -15,12 +15,13 @@ import pytest
 
 import cdp_engine
 from cdp_engine.index.element_index import ElementIndex
-from cdp_engine.mcp_server.instances import Config, InstanceManager
+from cdp_engine.mcp_server.instances import InstanceManager
+from cdp_engine.mcp_server.server_config import Config
 from cdp_engine.mcp_server.tools import BrowserTools
 from cdp_engine.toolset import BrowserToolset
 from cdp_engine.util import tracing
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_off_by_default_and_without_opentelemetry() -> None:

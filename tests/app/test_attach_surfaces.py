@@ -29,7 +29,7 @@ from cdp_engine.harness.env import BrowserEnv
 from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
 from cdp_engine.service import serve
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest_asyncio.fixture

@@ -1,9 +1,10 @@
-"""Checks that keep the architecture as designed: layers, no circles, size, paths, lint, types, packaging.
+"""Checks that keep the architecture as designed: layers, no circles, size, paths, linter config, packaging.
 
 No browser. The import graph comes from tools/import_graph.py (read with `ast`, every import
 counted: module level, under TYPE_CHECKING, inside functions); `python3 tools/import_graph.py`
-prints the same graph for humans. Size exceptions live in pyproject.toml under
-[tool.cdp-engine.size-exceptions], each with its reason.
+prints the same graph for humans. A module over MAX_MODULE_LINES says why at its top (a paragraph of its
+docstring that starts "Size:"); a class over MAX_CLASS_LINES is listed in pyproject.toml under
+[tool.cdp-engine.size-exceptions] with its reason. The linters themselves run as their own CI step.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
-import shutil
 import subprocess
 import sys
 import tomllib
@@ -20,10 +20,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-MAX_MODULE_LINES = 600
+ROOT = Path(__file__).resolve().parents[2]
+MAX_MODULE_LINES = 700
 MAX_CLASS_LINES = 300
 
 
@@ -91,7 +89,7 @@ def test_checker_sees_type_only_lazy_absolute_and_relative_imports(tmp_path: Pat
     root = _package(
         tmp_path,
         {
-            "__init__.py": "from .index.tab import launch\n",
+            "__init__.py": "from .index.agent_tab import launch\n",
             "errors.py": "",
             "cdp/__init__.py": "",
             "cdp/connection.py": "from ..errors import X\n",
@@ -100,11 +98,11 @@ def test_checker_sees_type_only_lazy_absolute_and_relative_imports(tmp_path: Pat
                 "from typing import TYPE_CHECKING\n"
                 "from . import input\n"
                 "if TYPE_CHECKING:\n"
-                "    from ..index.tab import AgentTab\n"
+                "    from ..index.agent_tab import AgentTab\n"
             ),
             "core/input.py": "def f():\n    from .browser import Tab\n",
             "index/__init__.py": "",
-            "index/tab.py": "import cdp_engine.core.browser\nfrom cdp_engine.cdp import connection\n",
+            "index/agent_tab.py": "import cdp_engine.core.browser\nfrom cdp_engine.cdp import connection\n",
             "toolset/__init__.py": "",
             "toolset/executor.py": "from ..mcp_server.server import serve\n",
             "mcp_server/__init__.py": "",
@@ -114,21 +112,21 @@ def test_checker_sees_type_only_lazy_absolute_and_relative_imports(tmp_path: Pat
     edges = ig.graph(root)
     pairs = {(e.source, e.target, e.kind) for e in edges}
     assert ("cdp_engine.core.browser", "cdp_engine.core.input", "runtime") in pairs  # from . import module
-    assert ("cdp_engine.core.browser", "cdp_engine.index.tab", "type") in pairs
+    assert ("cdp_engine.core.browser", "cdp_engine.index.agent_tab", "type") in pairs
     assert ("cdp_engine.core.input", "cdp_engine.core.browser", "lazy") in pairs
-    assert ("cdp_engine.index.tab", "cdp_engine.core.browser", "runtime") in pairs  # import a.b.c
-    assert ("cdp_engine.index.tab", "cdp_engine.cdp.connection", "runtime") in pairs  # from pkg import module
+    assert ("cdp_engine.index.agent_tab", "cdp_engine.core.browser", "runtime") in pairs  # import a.b.c
+    assert ("cdp_engine.index.agent_tab", "cdp_engine.cdp.connection", "runtime") in pairs  # from pkg import module
     assert ("cdp_engine.cdp.connection", "cdp_engine.errors", "runtime") in pairs
 
     problems = "\n".join(ig.layer_violations(edges))
-    assert "core/browser.py:4: cdp_engine.core.browser -> cdp_engine.index.tab [type]" in problems
+    assert "core/browser.py:4: cdp_engine.core.browser -> cdp_engine.index.agent_tab [type]" in problems
     assert "(core imports index)" in problems
     assert "surface toolset imports sibling surface mcp_server" in problems
     assert not [p for p in ig.layer_violations(edges) if p.startswith(("cdp_engine/mcp_server/", "cdp_engine/index/"))]
 
     circles = ig.cycles(edges)
-    # browser -> input -> browser (lazy), and browser -> index.tab (type only) -> browser.
-    assert circles == [["cdp_engine.core.browser", "cdp_engine.core.input", "cdp_engine.index.tab"]]
+    # browser -> input -> browser (lazy), and browser -> index.agent_tab (type only) -> browser.
+    assert circles == [["cdp_engine.core.browser", "cdp_engine.core.input", "cdp_engine.index.agent_tab"]]
     report = "\n".join(ig.cycle_report(edges))
     assert "core/input.py:2: cdp_engine.core.input -> cdp_engine.core.browser [lazy]" in report
 
@@ -158,25 +156,31 @@ def _limit(key: str) -> int:
     return MAX_CLASS_LINES if "::" in key else MAX_MODULE_LINES
 
 
-def test_modules_and_classes_stay_small_unless_listed_with_a_reason() -> None:
+def _size_reason(path: str) -> str:
+    """The "Size:" paragraph of a module's docstring (empty when it has none)."""
+    doc = ast.get_docstring(ast.parse((ROOT / path).read_text(encoding="utf-8"))) or ""
+    return next((part.strip() for part in doc.split("\n\n") if part.strip().startswith("Size:")), "")
+
+
+def test_modules_and_classes_stay_small_unless_they_say_why() -> None:
     exceptions = _size_exceptions()
     too_big = [
         f"{key}: {lines} lines (limit {_limit(key)})"
         for key, lines in _sizes().items()
-        if lines > _limit(key) and key not in exceptions
+        if lines > _limit(key) and not (_size_reason(key) if "::" not in key else key in exceptions)
     ]
     assert not too_big, (
-        "over the size rule; split it, or add it with its reason to [tool.cdp-engine.size-exceptions] "
-        "in pyproject.toml:\n" + "\n".join(too_big)
+        "over the size rule; split it, or say why: a module in a docstring paragraph starting 'Size:', a class "
+        "with its reason in [tool.cdp-engine.size-exceptions] in pyproject.toml:\n" + "\n".join(too_big)
     )
 
 
-def test_size_exceptions_name_real_modules_and_give_reasons() -> None:
+def test_size_exceptions_name_real_classes_and_give_reasons() -> None:
     sizes = _sizes()
     exceptions = _size_exceptions()
     assert exceptions, "the exception table is missing from pyproject.toml"
-    unknown = [key for key in exceptions if key not in sizes]
-    assert not unknown, f"size exceptions for modules or classes that do not exist: {unknown}"
+    unknown = [key for key in exceptions if key not in sizes or "::" not in key]
+    assert not unknown, f"size exceptions for classes that do not exist (modules say why at their top): {unknown}"
     no_reason = [key for key, reason in exceptions.items() if not (isinstance(reason, str) and reason.strip())]
     assert not no_reason, f"size exceptions without a reason: {no_reason}"
     stale = [key for key in exceptions if sizes[key] <= _limit(key)]
@@ -224,27 +228,7 @@ def test_outside_path_pattern() -> None:
         assert not OUTSIDE_PATH.search(fine), fine
 
 
-# ===== ruff (SLF001 included) =====================================================================
-
-
-def _ruff() -> list[str] | None:
-    if importlib.util.find_spec("ruff") is not None:
-        return [sys.executable, "-m", "ruff"]
-    found = shutil.which("ruff")
-    return [found] if found else None
-
-
-def _ruff_check(*paths: str) -> subprocess.CompletedProcess[str]:
-    ruff = _ruff()
-    if ruff is None:
-        pytest.skip("ruff is not installed (it is in the `test` extra)")
-    return subprocess.run(
-        [*ruff, "check", "--no-cache", "--output-format", "concise", *paths],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+# ===== linters: ruff and mypy run as their own CI step (.ci/run), not inside pytest; here only their config =====
 
 
 def test_ruff_selects_private_member_access() -> None:
@@ -254,45 +238,7 @@ def test_ruff_selects_private_member_access() -> None:
     assert ignored <= {"tests/**"}, f"SLF001 may only be ignored for tests: {ignored}"
 
 
-def test_ruff_clean_in_the_cdp_layer_and_leaf_modules() -> None:
-    run = _ruff_check("cdp_engine/cdp", "cdp_engine/errors.py", "cdp_engine/version.py")
-    assert run.returncode == 0, run.stdout + run.stderr
-
-
-def test_ruff_clean() -> None:
-    run = _ruff_check("cdp_engine", "tests")
-    assert run.returncode == 0, run.stdout + run.stderr
-
-
-# ===== mypy =======================================================================================
-
-STRICT_CLEAN = ("cdp_engine/cdp/", "cdp_engine/errors.py", "cdp_engine/version.py")
-
-
-@pytest.fixture(scope="module")
-def mypy_errors() -> list[str]:
-    """One mypy run over the package with pyproject's config (strict for cdp/ and core/)."""
-    if importlib.util.find_spec("mypy") is None:
-        pytest.skip("mypy is not installed (it is in the `test` extra)")
-    run = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", "pyproject.toml", "--no-error-summary"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if run.returncode not in (0, 1):
-        pytest.fail(f"mypy could not run:\n{run.stdout}{run.stderr}")
-    return [line for line in run.stdout.splitlines() if ": error:" in line]
-
-
-def test_mypy_strict_clean_in_the_cdp_layer_and_leaf_modules(mypy_errors: list[str]) -> None:
-    mine = [line for line in mypy_errors if line.startswith(STRICT_CLEAN)]
-    assert not mine, "\n".join(mine)
-
-
-def test_mypy_clean(mypy_errors: list[str]) -> None:
-    assert not mypy_errors, f"{len(mypy_errors)} mypy errors:\n" + "\n".join(mypy_errors)
+# ===== mypy =====================================================================================
 
 
 def test_mypy_config_is_strict_for_the_bottom_layers() -> None:

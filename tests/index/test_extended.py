@@ -24,8 +24,8 @@ from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
 from cdp_engine.toolset import BrowserToolset, ToolsetConfig
 from cdp_engine.util import schema
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import extended_golden  # noqa: E402
 
 

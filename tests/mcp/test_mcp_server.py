@@ -24,7 +24,7 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from cdp_engine.mcp_server.caps import CAPS  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAGE = """<title>Shop</title><h1>Shop</h1>
 <button onclick="fetch('/mcp-e2e/api/orders', {method: 'POST'}).then(r => r.json())
   .then(o => { document.getElementById('out').textContent = 'Order ' + o.id })">Buy</button>

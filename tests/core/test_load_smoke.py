@@ -16,7 +16,7 @@ import pytest
 
 import cdp_engine
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load() -> ModuleType:

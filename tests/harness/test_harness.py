@@ -33,7 +33,7 @@ from cdp_engine.harness import (
 from cdp_engine.harness.bgym import BGymCall, is_bgym_text, parse_bgym, to_protocol
 from cdp_engine.index.actions import ActionValidationError
 
-TASK_PAGES = Path(__file__).resolve().parents[1] / "tools" / "tasks"
+TASK_PAGES = Path(__file__).resolve().parents[2] / "tools" / "tasks"
 _counter = iter(range(1, 1_000_000))
 
 

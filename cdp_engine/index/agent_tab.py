@@ -18,6 +18,7 @@ from ..core.files import ScreenshotOptions, ScreenshotSpec
 from ..core.marks import Mark
 from ..core.policies import origin_policy
 from ..core.settle import observe
+from ..core.tab import DialogPolicy, Tab
 from ..core.worlds import Worlds
 from ..snapshot.extended import check_mode
 from .element_index import ElementIndex
@@ -26,7 +27,7 @@ from .element_index import ElementIndex
 Screenshot = ScreenshotSpec
 
 
-class AgentTab(core.Tab):
+class AgentTab(Tab):
     """A tab with the protocol's state object and actions."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -133,7 +134,7 @@ def launch(
     timeout: float = 30.0,
     command_timeout: float = 30.0,
     navigation_timeout: float = 30.0,
-    dialog_policy: core.DialogPolicy = "dismiss",
+    dialog_policy: DialogPolicy = "dismiss",
     downloads_dir: str | Path | None = None,
     allowed_origins: Iterable[str] = (),
     blocked_origins: Iterable[str] = (),
@@ -175,7 +176,7 @@ def connect(
     timeout: float = 10.0,
     command_timeout: float = 30.0,
     navigation_timeout: float = 30.0,
-    dialog_policy: core.DialogPolicy = "dismiss",
+    dialog_policy: DialogPolicy = "dismiss",
     downloads_dir: str | Path | None = None,
     allowed_origins: Iterable[str] = (),
     blocked_origins: Iterable[str] = (),

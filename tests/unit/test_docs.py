@@ -8,7 +8,7 @@ from pathlib import Path
 
 import cdp_engine
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_readme_is_a_front_door() -> None:
@@ -30,3 +30,25 @@ def test_every_docs_page_is_in_the_site_navigation() -> None:
     pages = sorted(p.name for p in (ROOT / "docs").glob("*.md"))
     missing = [p for p in pages if f": {p}" not in nav]
     assert not missing, f"mkdocs.yml's nav leaves out {missing}"
+
+
+# (job, the module the folder table names for it, a name that module defines for that job)
+READING = [
+    ("where a click is aimed", "core/actionability.py", "_aim"),
+    ("where a state is built", "snapshot/capturer.py", "class StateCapturer"),
+    ("where a policy is enforced", "core/policies.py", "class Policies"),
+]
+
+
+def test_a_newcomer_finds_the_main_jobs_from_the_folder_table() -> None:
+    """The reading test: docs/architecture.md's folder table (the folder list) names, for each main job, the module
+    that does it, and that module does it."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = text[text.index("| folder | its one job |") :]
+    rows = table[: table.index("\n\n")].splitlines()
+    for job, module, name in READING:
+        folder, file = module.split("/")
+        row = next((r for r in rows if r.startswith(f"| `{folder}/` |")), "")
+        assert job in row, f"the folder table's {folder}/ row does not say {job!r}"
+        assert f"`{file}`" in row[: row.index(job)], f"the {folder}/ row names {job!r} without `{file}`"
+        assert name in (ROOT / "cdp_engine" / module).read_text(encoding="utf-8"), (module, name)

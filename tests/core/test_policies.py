@@ -28,7 +28,7 @@ from cdp_engine.core.policies import (
 from cdp_engine.errors import CDPEngineError, NavigationError
 from cdp_engine.index.element_index import ElementIndex
 from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
-from cdp_engine.mcp_server.instances import default_profile_root
+from cdp_engine.mcp_server.server_config import default_profile_root
 from cdp_engine.service import create_app
 from cdp_engine.toolset import BrowserToolset, ToolsetConfig
 from cdp_engine.toolset.executor import REFUSED_SCHEME

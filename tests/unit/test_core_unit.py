@@ -21,7 +21,6 @@ from fakebrowser import FIRST_LOADER, TARGET, FakeBrowser
 
 from cdp_engine.cdp.mock import NO_ANSWER
 from cdp_engine.core import input as core_input
-from cdp_engine.core.browser import IGNORED_NAVIGATION_ERRORS
 from cdp_engine.core.lifecycle import LifecycleWatcher, wait_loaded
 from cdp_engine.core.settle import (
     ARM_FUNCTION,
@@ -34,6 +33,7 @@ from cdp_engine.core.settle import (
     SettleOptions,
     settle,
 )
+from cdp_engine.core.tab import IGNORED_NAVIGATION_ERRORS
 from cdp_engine.errors import NavigationError, NavigationTimeoutError, TargetClosedError
 
 URL = "http://site.test/page"

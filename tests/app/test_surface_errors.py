@@ -36,7 +36,10 @@ from cdp_engine.index.perform import ActionError, invalid_index_message, not_cli
 from cdp_engine.mcp_server import interaction
 from cdp_engine.mcp_server.observe import PageGone
 from cdp_engine.mcp_server.tools import BrowserTools
-from cdp_engine.toolset.executor import BrowserToolset, MemberError, normalize_url
+
+# An element index fingerprint: (tag, aria-label, name, type, text).
+from cdp_engine.toolset.driver_config import MemberError
+from cdp_engine.toolset.executor import BrowserToolset, normalize_url
 
 # An element index fingerprint: (tag, aria-label, name, type, text).
 WAS = ("button", None, None, "submit", "Pay now")
