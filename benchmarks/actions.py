@@ -759,7 +759,7 @@ def markdown(results: dict[str, Any]) -> str:
     errors = {s: i["errors"] for s, i in results["systems"].items() if i.get("errors")}
     if errors:
         out += ["", "Errors:", ""] + [f"- {s}: {'; '.join(e)[:400]}" for s, e in errors.items()]
-    out += ["", f"Run took {meta['duration_s']:.0f} s. Raw samples: actions-{meta['stamp']}.json."]
+    out += ["", f"Run took {meta['duration_s']:.0f} s. Raw samples: actions-latest.json (run {meta['stamp']})."]
     return "\n".join(out) + "\n"
 
 

@@ -3,6 +3,8 @@
 
     python benchmarks/run.py --quick     # 100 and 1,000 element pages + typing.html, 5 runs: a few minutes
     python benchmarks/run.py --full      # every page (20,000 elements, frames, shadow roots, python docs)
+    python benchmarks/run.py --list      # every suite of this folder
+    python benchmarks/run.py --suite incremental --pages gen-1000   # one suite, with its own arguments
 
 Writes benchmarks/results/latest.{json,md,png} (the latest run); progress goes to stderr. (Actions and
 the state after them are benchmarks/actions.py.) Each
@@ -832,10 +834,44 @@ async def main_async(ns: argparse.Namespace) -> int:
     return 0
 
 
+# Every suite this folder holds, for `run.py --list` and `run.py --suite NAME [its arguments]` (the one entry point;
+# each suite is also its own script). "capture" is this file's own run (--quick / --full).
+SUITES: dict[str, tuple[str, str]] = {
+    "capture": ("run.py", "the state of each page: the CDP floor, the engine and the other systems, interleaved"),
+    "actions": ("actions.py", "an action plus the next state, every system side by side"),
+    "incremental": ("incremental.py", "the state after a change: served, full capture and Playwright (issue 32)"),
+    "realweb": ("realweb.py", "the real-web component tasks through every surface, Playwright and browser-use"),
+    "extended": ("extended.py", "the extended interactive set: recall and precision, capture cost, MiniWoB++"),
+    "screenshot": ("screenshot.py", "what a screenshot costs, raw and through the engine"),
+    "changes": ("changes.py", "tokens a model reads per step: full states against the changes views"),
+    "result-sizes": ("result_sizes.py", "each surface's default result size beside the other systems'"),
+    "mcp-content": ("mcp_content.py", "MCP tool definitions and result sizes on the wire"),
+    "marks": ("marks.py", "marked screenshots: what the marks cost"),
+    "live-view": ("live_view.py", "the live view's cost to the engine it watches"),
+    "surfaces": ("surfaces.py", "one action's round trip on every surface, for comparing two checkouts"),
+    "click-settle": ("click_settle.py", "two click cases against their CDP floor"),
+    "reliability": ("reliability.py", "fuzzed inputs, the fault matrix and load at full size (CI runs them small)"),
+    "harness-soak": ("harness_soak.py", "many harness episodes in a row: memory and time per episode"),
+    "floor": ("floor.py", "the raw CDP calls alone"),
+}
+
+
 def main() -> int:
     if "--engine-worker" in sys.argv[1:]:
         engine_worker(sys.argv[1:])
         return 0
+    if sys.argv[1:2] == ["--list"]:
+        for name, (script, what) in SUITES.items():
+            print(f"{name:14} benchmarks/{script:18} {what}")
+        return 0
+    if sys.argv[1:2] == ["--suite"] and len(sys.argv) > 2 and sys.argv[2] != "capture":
+        found = SUITES.get(sys.argv[2])
+        if found is None:
+            print(f"unknown suite {sys.argv[2]!r}; run.py --list names them", file=sys.stderr)
+            return 2
+        return subprocess.call([sys.executable, str(HERE / found[0]), *sys.argv[3:]])
+    if sys.argv[1:3] == ["--suite", "capture"]:
+        del sys.argv[1:3]
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument(

@@ -174,6 +174,8 @@ class CaptureSource:
     clip: dict[int, tuple[float, float, float, float]]  # id(doc) -> visible clip (StateBuilder.place_frames)
     roles: dict[tuple[str, int], str | None]  # (session id, backend id) -> the role Accessibility settled
     shadow: bool  # page-made shadow content: its style sheets are out of the probe's sight, no increments
+    snapshot_ms: float = 0.0  # what the full capture's snapshot cost (capturer.INCREMENT_WORTH)
+    fields: dict[int, list[int]] = field(default_factory=dict)  # id(doc) -> its inputs and textareas (incremental)
 
 
 @dataclass

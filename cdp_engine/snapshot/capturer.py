@@ -38,6 +38,11 @@ if TYPE_CHECKING:
 
 __all__ = ["StateCapturer"]
 
+# Below this many milliseconds of snapshot (its CDP round trip, Chromium's work, the transfer and the decode), a
+# full capture costs about what building on the last one does (the probe's two round trips and one walk): the
+# snapshot is taken again (benchmarks/actions.py's small pages; benchmarks/incremental.py).
+INCREMENT_WORTH = 15.0
+
 
 class StateCapturer:
     """Captures the state of one tab and caches it until the page changes."""
@@ -48,6 +53,7 @@ class StateCapturer:
         self.probes = ChangeProbes(tab)  # what the cache asks before it serves a state (snapshot/probes.py)
         self.worlds = self.probes.worlds
         self.scrolled = False  # the engine may have scrolled an element since the last capture (invalidate)
+        self.increment_worth_ms = INCREMENT_WORTH  # 0: build on the last capture whenever it may (the tests do)
 
     def frame_sessions(self) -> list[tuple[str, CDPSession]]:
         """(frame id, session) of each session a capture snapshots: the tab's first, then each
@@ -90,9 +96,16 @@ class StateCapturer:
         last = self.last
         sent: SentProbes | None = None
         capture: Capture | None = None
+        cacheable = ChangeProbes.key_is_stable(last.version_key) if last is not None else False
+        # Built on the last capture only where that beats a full capture: a snapshot that cost little is taken again.
+        buildable = (
+            last is not None and last.source is not None and not self.scrolled
+            and last.source.snapshot_ms >= self.increment_worth_ms
+        )  # fmt: skip
         if (
             use_cache
             and last is not None
+            and (cacheable or buildable)
             and ChangeProbes.key_is_stable(last.base_key)
             and last.base_key[0] == self.tab.dom_version  # a navigation or frame change is a sure miss
             and last.content == content
@@ -102,7 +115,7 @@ class StateCapturer:
             key = await self.probes.read_probes(sent)
             if key == last.version_key:
                 return await self.from_cache(last, options, sent, t0)
-            if last.source is not None and not self.scrolled:
+            if buildable:
                 capture = await self._build_on(last, key, options, sent, t0)
         if capture is None:
             with gc_paused():  # the snapshot's lists are freed by refcount before the collector is back
@@ -307,7 +320,10 @@ class StateCapturer:
         elements = {el.index: el for el in builder.elements}
         main_docs = docs_by_session.get(tab.main_frame_id)
         tree = main_docs[0].tree() if main_docs else None
-        source = CaptureSource(docs_by_session, oopif_owner, builder.clip, settled_roles(builder.elements), any_shadow)
+        source = CaptureSource(
+            docs_by_session, oopif_owner, builder.clip, settled_roles(builder.elements), any_shadow,
+            (t_snapshot - t0) * 1000,
+        )  # fmt: skip
         return Capture(
             state, elements, key, viewport, timings, options, still, content, mode, region, title, tree, key, source
         )

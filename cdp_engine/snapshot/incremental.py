@@ -18,7 +18,6 @@ from .capture import (
     CaptureSource,
     SnapshotDoc,
     StateBuilder,
-    find_backend,
     settled_roles,
     state_hash,
 )
@@ -62,11 +61,11 @@ async def build_on(
         return STANDS
     answers = await asyncio.gather(*[probes.changes_since(fid, loader, v) for fid, loader, v in asks])
     patches: list[tuple[SnapshotDoc, int, str]] = []
-    for (fid, _loader, _v), fields in zip(asks, answers, strict=True):
-        if fields is None:
+    for (fid, _loader, _v), changes in zip(asks, answers, strict=True):
+        if changes is None:
             return None
-        for typed in fields:
-            found = typed_node(source, fid, typed)
+        for typed in changes.fields:
+            found = typed_node(source, fid, changes.total, typed)
             if found is None:
                 return None
             patches.append((*found, typed.value))
@@ -97,27 +96,36 @@ async def build_on(
     }
     elements = {el.index: el for el in builder.elements}
     source = CaptureSource(
-        source.docs, source.oopif_owner, source.clip, {**source.roles, **settled_roles(builder.elements)}, False
-    )
+        source.docs, source.oopif_owner, source.clip, {**source.roles, **settled_roles(builder.elements)}, False,
+        source.snapshot_ms, source.fields,
+    )  # fmt: skip
     return Capture(
         state, elements, key, last.viewport, timings, None, None, last.content, last.interactive, None, last.title,
         last.tree, key, source,
     )  # fmt: skip
 
 
-def typed_node(source: CaptureSource, frame_id: str, field: TypedField) -> tuple[SnapshotDoc, int] | None:
-    """The snapshot node of a typed text field, when it is one (an input or textarea with a box) and its box is
-    exactly where the snapshot has it: typing that scrolled it into view moved boxes, so the walk's geometry
-    would be stale."""
+def typed_node(source: CaptureSource, frame_id: str, count: int, field: TypedField) -> tuple[SnapshotDoc, int] | None:
+    """The snapshot node of a typed text field: the `field.place`-th of the frame document's inputs and textareas in
+    tree order (outside shadow trees, as the page's querySelectorAll counts them), when the document holds `count` of
+    them, the tag agrees and the box is exactly where the snapshot has it (typing that scrolled the field into view
+    moved boxes, so the walk's geometry would be stale). None otherwise."""
     for docs in source.docs.values():
         for doc in docs:
             if doc.frame_id != frame_id:
                 continue
-            node = find_backend(doc, field.backend_node_id)
-            if node is None:
-                continue
+            fields = source.fields.get(id(doc))
+            if fields is None:
+                names, types, shadow = doc.names, doc.types, doc.shadow
+                fields = source.fields[id(doc)] = [
+                    i for i, name in enumerate(names) if (name == "input" or name == "textarea") and types[i] == 1
+                    and i not in shadow
+                ]  # fmt: skip
+            if len(fields) != count or not 0 <= field.place < count:
+                return None
+            node = fields[field.place]
             rect = doc.rects.get(node)
-            if doc.names[node] not in ("input", "textarea") or rect is None or tuple(rect) != field.box:
+            if doc.names[node] != field.tag or rect is None or tuple(rect) != field.box:
                 return None
             return doc, node
     return None

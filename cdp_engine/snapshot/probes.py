@@ -14,8 +14,6 @@ import asyncio
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import orjson
-
 from ..cdp.connection import CDPSession
 from ..core.scripts import retrieve_quietly
 from ..core.worlds import Worlds
@@ -24,7 +22,7 @@ from ..errors import CDPEngineError
 if TYPE_CHECKING:
     from ..core.tab import Tab
 
-__all__ = ["PROBE_SCRIPT", "STILL_PROBE_SCRIPT", "ChangeProbes", "SentProbes", "TypedField"]
+__all__ = ["PROBE_SCRIPT", "STILL_PROBE_SCRIPT", "ChangeProbes", "FieldChanges", "SentProbes", "TypedField"]
 
 # Runs in an isolated world of each frame: counts every change a state could depend on. With `still`
 # (asked when a screenshot is wanted) the answer goes on with "|", the device pixel ratio, "|" and whether
@@ -323,13 +321,16 @@ PROBE_FUNCTION = """(still) => {
     };
     if (restyles('value', fields) || (hidden && kindCompounds('subtree') === null)
         || restyles('focus', since(p.focus)) || restyles('hover', since(p.hover))) return null;
+    // Each field by its place among the document's text fields in tree order (the engine counts the same in its
+    // snapshot, and checks the count, the tag and the box), its value and its box in page coordinates.
+    const all = fields.length ? [...document.querySelectorAll('input, textarea')] : [];
     const info = [];
     for (const f of fields) {
       if (getComputedStyle(f).fieldSizing === 'content') return null;
       const r = f.getBoundingClientRect();
-      info.push([f.value, r.left + scrollX, r.top + scrollY, r.width, r.height]);
+      info.push([all.indexOf(f), f.localName, f.value, r.left + scrollX, r.top + scrollY, r.width, r.height]);
     }
-    return [JSON.stringify(info), ...fields];
+    return {count: all.length, fields: info};
   };
   globalThis.__cdpEngineProbe = p;
   return 0;
@@ -341,15 +342,20 @@ WATCH_ROOT = "function() { const p = globalThis.__cdpEngineProbe; return p && p.
 SWEEP = "(() => { const p = globalThis.__cdpEngineProbe; return p && p.sweep ? p.sweep(document) : -1; })()"
 ROOTS_GROUP = "cdp-engine-roots"
 
-SINCE_GROUP = "cdp-engine-since"
-
-
 class TypedField(NamedTuple):
     """A text field typed into since a capture: what the probe's since() says of it."""
 
-    backend_node_id: int
+    place: int  # its index among the document's <input> and <textarea> elements in tree order (-1: not found)
+    tag: str
     value: str
     box: tuple[float, float, float, float]  # x, y, width, height in its document's page coordinates
+
+
+class FieldChanges(NamedTuple):
+    """probes.changes_since()'s answer: how many inputs and textareas the document holds, and the typed ones."""
+
+    total: int
+    fields: list[TypedField]
 
 
 # What send_probes() sent: the tab's frame/navigation event count then, and per frame (frame id, loader id,
@@ -527,49 +533,33 @@ class ChangeProbes:
             if not session.closed:
                 session.send("Runtime.releaseObjectGroup", {"objectGroup": ROOTS_GROUP}).add_done_callback(retrieve_quietly)
 
-    async def changes_since(self, frame_id: str, loader_id: str, version: int) -> list[TypedField] | None:
+    async def changes_since(self, frame_id: str, loader_id: str, version: int) -> FieldChanges | None:
         """What changed in a frame's document since its probe counted `version` (a capture's key), when the
-        probe can place every change (docs/incremental.md): the text fields typed into, each with its backend
-        node id, value and box in page coordinates; an empty list when every change lies inside a hidden
-        subtree. None when anything else changed or the answer cannot be read. Three round trips: the
-        probe's answer, its entries, each field's backend node id."""
+        probe can place every change (docs/incremental.md): the text fields typed into (each by its place among
+        the document's inputs and textareas in tree order, with its value and box in page coordinates) and how
+        many such elements the document holds; no fields when every change lies inside a hidden subtree or only
+        restyles paint. None when anything else changed or the answer cannot be read. One round trip."""
         frame = self.tab.frames.get(frame_id)
         ctx = self.worlds.get(frame_id, loader_id)
         if frame is None or ctx is None:
             return None
-        session = frame.session
         try:
-            answer = await session.send(
+            answer = await frame.session.send(
                 "Runtime.evaluate",
                 {"expression": f"globalThis.__cdpEngineProbe.since({int(version)})", "contextId": ctx,
-                 "objectGroup": SINCE_GROUP},
+                 "returnByValue": True},
                 timeout=5.0,
             )  # fmt: skip
-            result = answer.get("result") or {}
-            if "exceptionDetails" in answer or result.get("subtype") != "array":
+            value = (answer.get("result") or {}).get("value")
+            if "exceptionDetails" in answer or not isinstance(value, dict):
                 return None
-            entries = await session.send(
-                "Runtime.getProperties", {"objectId": result["objectId"], "ownProperties": True}, timeout=5.0
-            )
-            by_index = {e["name"]: e.get("value") or {} for e in entries.get("result", []) if e["name"].isdigit()}
-            info = orjson.loads(str(by_index["0"].get("value")))
-            ids = [by_index[str(i)].get("objectId") for i in range(1, len(info) + 1)]
-            if not all(ids):
-                return None
-            described = await asyncio.gather(
-                *[session.send("DOM.describeNode", {"objectId": i}, timeout=5.0) for i in ids]
-            )
-        except (CDPEngineError, KeyError, TypeError, ValueError, orjson.JSONDecodeError):
+            fields = [
+                TypedField(int(place), str(tag), str(text), (float(x), float(y), float(w), float(h)))
+                for place, tag, text, x, y, w, h in value["fields"]
+            ]
+            return FieldChanges(int(value["count"]), fields)
+        except (CDPEngineError, KeyError, TypeError, ValueError):
             return None
-        finally:
-            if not session.closed:
-                session.send("Runtime.releaseObjectGroup", {"objectGroup": SINCE_GROUP}).add_done_callback(
-                    retrieve_quietly
-                )
-        return [
-            TypedField(d["node"]["backendNodeId"], str(value), (float(x), float(y), float(w), float(h)))
-            for d, (value, x, y, w, h) in zip(described, info, strict=True)
-        ]
 
     @staticmethod
     def key_is_stable(key: tuple[Any, ...]) -> bool:

@@ -57,7 +57,9 @@ async def check(tab: Any) -> str:
 
 async def opened(site: Any, tab: Any) -> Any:
     await tab.goto(site.add("/incremental.html", PAGE))
-    await ElementIndex.of(tab).capturer.capture(screenshot=False)
+    capturer = ElementIndex.of(tab).capturer
+    capturer.increment_worth_ms = 0.0  # a small page: build on the last state even where a full capture is as cheap
+    await capturer.capture(screenshot=False)
     return tab
 
 
@@ -123,6 +125,7 @@ async def test_a_visible_change_means_a_full_capture(site: Any, tab: Any) -> Non
 async def test_the_input_text_action_is_answered_with_an_incremental_state(site: Any, tab: Any) -> None:
     await tab.goto(site.add("/incremental-act.html", PAGE))
     index = ElementIndex.of(tab)
+    index.capturer.increment_worth_ms = 0.0
     state = await index.state(screenshot=False)
     field = next(k for k, d in state["element_index"].items() if d["attributes"]["placeholder"] == "Plain field")
     after = await index.act({"action": "input_text", "element_index": int(field), "text": "hello"}, screenshot=False)
@@ -143,3 +146,14 @@ async def test_a_click_is_answered_with_a_full_capture(site: Any, tab: Any) -> N
     go = next(k for k, d in state["element_index"].items() if d["text_content"] == "Go")
     await index.act({"action": "click", "element_index": int(go)}, screenshot=False)
     assert not tab.last_timings.get("incremental")
+
+
+async def test_a_small_page_is_captured_again_in_full(site: Any, tab: Any) -> None:
+    # A snapshot that cost little is cheaper to take again than the probe's round trips and a walk.
+    await tab.goto(site.add("/incremental-small.html", PAGE))
+    capturer = ElementIndex.of(tab).capturer
+    first = await capturer.capture(screenshot=False)
+    assert first.source is not None and first.source.snapshot_ms < capturer.increment_worth_ms
+    await tab.evaluate("document.getElementById('plain').focus()")
+    await tab.session.send("Input.insertText", {"text": "a"})
+    assert await check(tab) == "full"

@@ -52,3 +52,21 @@ def test_a_newcomer_finds_the_main_jobs_from_the_folder_table() -> None:
         assert job in row, f"the folder table's {folder}/ row does not say {job!r}"
         assert f"`{file}`" in row[: row.index(job)], f"the {folder}/ row names {job!r} without `{file}`"
         assert name in (ROOT / "cdp_engine" / module).read_text(encoding="utf-8"), (module, name)
+
+
+# Support modules of the benchmarks (pages, statistics and report, the suites' shared data), not suites themselves.
+BENCHMARK_HELPERS = {"pages.py", "report.py", "extended_suite.py", "miniwob_tasks.py", "reliability_faults.py",
+                     "reliability_fuzz.py", "reliability_load.py"}
+
+
+def test_every_benchmark_script_is_a_listed_suite_or_a_helper() -> None:
+    """benchmarks/run.py --list is the one entry point: a new script is a suite there or a named helper here."""
+    import ast
+
+    tree = ast.parse((ROOT / "benchmarks" / "run.py").read_text(encoding="utf-8"))
+    table = next(n for n in ast.walk(tree) if isinstance(n, ast.AnnAssign) and getattr(n.target, "id", "") == "SUITES")
+    assert isinstance(table.value, ast.Dict)
+    suites = {ast.literal_eval(v)[0] for v in table.value.values if v is not None}
+    scripts = {p.name for p in (ROOT / "benchmarks").glob("*.py")}
+    assert scripts - suites - BENCHMARK_HELPERS == set(), "add it to SUITES in benchmarks/run.py"
+    assert suites <= scripts, f"SUITES names scripts that do not exist: {suites - scripts}"
