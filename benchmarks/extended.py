@@ -2,12 +2,12 @@
 
 Three parts, one run:
 
-1. Target suite (benchmarks/extended_suite.py, served from 127.0.0.1): recall and precision of the engine's
+1. Target suite (tests/index/extended_suite.py, served from 127.0.0.1): recall and precision of the engine's
    strict and extended sets, and of Playwright's AI snapshot and browser-use's selector map on the same
    pages (benchmarks/others/extended_peers.py in benchmarks/.venv-others).
 2. Capture time, extended vs strict, on the benchmark pages (benchmarks/pages.py): a full capture each
    time (no cache, no screenshot), the two modes interleaved, median of --reps after --warmup.
-3. MiniWoB++ (benchmarks/miniwob_tasks.py): the `miniwob` package's task pages served locally, scripted
+3. MiniWoB++ (tests/index/miniwob_tasks.py): the `miniwob` package's task pages served locally, scripted
    index-only policies on click-link, click-collapsible, click-tab-2, use-autocomplete and email-inbox,
    --seeds seeds each, strict vs extended.
 
@@ -35,6 +35,7 @@ from aiohttp import web
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests" / "index"))  # the target suite and MiniWoB tasks, shared with the tests
 import extended_suite as suite  # noqa: E402
 import miniwob_tasks  # noqa: E402
 import pages  # noqa: E402
@@ -188,7 +189,7 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         "## Target suite: recall and precision",
         "",
-        "Pages of benchmarks/extended_suite.py (custom dropdowns, tabs, accordions, autocomplete, clickable rows,",
+        "Pages of tests/index/extended_suite.py (custom dropdowns, tabs, accordions, autocomplete, clickable rows,",
         "editors, open and closed shadow DOM widgets; decoys: pointer-cursor wrappers, listeners on body and on a",
         "big container, disabled custom controls). Caveat: the suite and the detector were written together.",
         "",

@@ -4,9 +4,9 @@
     python benchmarks/reliability.py                     # 5,000 inputs per surface, the matrix, the load run
     python benchmarks/reliability.py --inputs 500 --skip-load
 
-Writes benchmarks/results/reliability.json and reliability.md. The parts live in reliability_fuzz.py
-(generators and checks shared with tests/stress/test_fuzz.py), reliability_faults.py (the case table shared with
-tests/stress/test_fault_matrix.py) and reliability_load.py. Everything runs against pages served from 127.0.0.1
+Writes benchmarks/results/reliability.json and reliability.md. The parts are the stress tests' own, run here at
+full size: tests/stress/fuzz_inputs.py (generators and checks of tests/stress/test_fuzz.py), tests/stress/fault_runs.py
+(tests/fault_matrix.py's table, as tests/stress/test_fault_matrix.py runs it) and tests/stress/load_run.py. Everything runs against pages served from 127.0.0.1
 and Chromiums this run starts; every loop is bounded in count and time.
 """
 
@@ -24,34 +24,34 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path[:0] = [str(HERE), str(ROOT)]
+sys.path[:0] = [str(HERE), str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "stress")]
 
 import cdp_engine  # noqa: E402
 
 
 async def run_fuzz(inputs: int, seed: int) -> list[dict[str, Any]]:
-    import reliability_fuzz
+    import fuzz_inputs
 
     async with cdp_engine.launch() as browser:
-        rows: list[dict[str, Any]] = await reliability_fuzz.fuzz_all(browser, inputs, seed)
+        rows: list[dict[str, Any]] = await fuzz_inputs.fuzz_all(browser, inputs, seed)
     for row in rows:
         print(f"fuzz {row}", file=sys.stderr)
     return rows
 
 
 async def run_faults(reps: int) -> list[dict[str, Any]]:
-    import reliability_faults
+    import fault_runs
 
-    rows = await reliability_faults.fault_matrix(reps=reps)
+    rows = await fault_runs.fault_matrix(reps=reps)
     for row in rows:
         print(f"fault {row}", file=sys.stderr)
     return rows
 
 
 async def run_load() -> dict[str, Any]:
-    import reliability_load
+    import load_run
 
-    result = await reliability_load.load_run()
+    result = await load_run.load_run()
     print(f"load {result}", file=sys.stderr)
     return result
 

@@ -2,7 +2,7 @@
 
 GOLDEN holds the digests the strict code produced before the extended set existed (main at 3139b04: each page
 of `pages` loaded as a data: URL, one strict state, `digest`); the test loads the same pages the same way and
-compares. Changing a page of benchmarks/extended_suite.py means recomputing GOLDEN with the code of main.
+compares. Changing a page of tests/index/extended_suite.py means recomputing GOLDEN with the code of main.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The fault matrix of issue 14 (Build 4): one table of cases, run by tests/stress/test_fault_matrix.py and by
-benchmarks/reliability_faults.py, so the figures and the tests can never drift apart.
+tests/stress/fault_runs.py, so the figures and the tests can never drift apart.
 
 Every case launches its own Chromium with short deadlines (launch(command_timeout=4, navigation_timeout=3)),
 causes one fault while a call is in flight, and reports a row: the result (`state:<code>` for a state,

@@ -1,7 +1,7 @@
 """The opt-in extended interactive set (issue 18; docs/extended.md) against real Chromium.
 
 Strict stays byte-identical (pinned digests from the code before the extended set, and a strict state after
-an extended one on the same page); a few pages of the target suite (benchmarks/extended_suite.py) reach
+an extended one on the same page); a few pages of the target suite (tests/index/extended_suite.py) reach
 loose recall and precision bounds; actions on extended elements (click, type into contenteditable, select
 in a custom listbox via clicks) with the same identity checks and error codes; the switch on each surface.
 """
@@ -9,7 +9,6 @@ in a custom listbox via clicks) with the same identity checks and error codes; t
 from __future__ import annotations
 
 import base64
-import importlib.util
 import itertools
 import sys
 from pathlib import Path
@@ -27,18 +26,8 @@ from cdp_engine.util import schema
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import extended_golden  # noqa: E402
+import extended_suite as suite  # noqa: E402
 
-
-def _load(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-suite = _load("extended_suite")
 _paths = itertools.count(1)
 
 

@@ -1,7 +1,7 @@
 """Issue 14, Build 3: property-based fuzzing of every surface against the real browser.
 
-The generators and checks live in one copy, benchmarks/reliability_fuzz.py (imported here by path),
-so this CI run and benchmarks/reliability.py's thousands of inputs try the same things. hypothesis
+The generators and checks live in one copy, tests/stress/fuzz_inputs.py, so this CI run and
+benchmarks/reliability.py's thousands of inputs try the same things. hypothesis
 builds the inputs from each surface's own input schema (a hostile field, a dropped or an extra field,
 no object at all, raw bodies). It cannot drive the async calls itself (the suite runs one session
 event loop with one shared Chromium, and hypothesis' runner would have to await inside it), so
@@ -18,12 +18,11 @@ an answer within the deadline, nothing written outside the output folder (and MC
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 from typing import Any
 
+import fuzz_inputs as fuzz
 import orjson
 import pytest
 
@@ -38,19 +37,6 @@ pytestmark = pytest.mark.slow  # fuzzes every surface: .ci/run runs it (`pytest 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load_fuzz() -> Any:
-    name = "reliability_fuzz"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / "reliability_fuzz.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-fuzz = _load_fuzz()
 
 # A few hundred inputs per surface: the whole file stays well under a minute.
 CI_COUNT = {"index": 300, "toolset": 300, "mcp": 300, "http": 300}

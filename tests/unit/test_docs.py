@@ -55,8 +55,7 @@ def test_a_newcomer_finds_the_main_jobs_from_the_folder_table() -> None:
 
 
 # Support modules of the benchmarks (pages, statistics and report, the suites' shared data), not suites themselves.
-BENCHMARK_HELPERS = {"pages.py", "report.py", "extended_suite.py", "miniwob_tasks.py", "reliability_faults.py",
-                     "reliability_fuzz.py", "reliability_load.py"}
+BENCHMARK_HELPERS = {"pages.py", "report.py"}
 
 
 def test_every_benchmark_script_is_a_listed_suite_or_a_helper() -> None:

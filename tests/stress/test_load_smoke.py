@@ -1,4 +1,4 @@
-"""A small load run (benchmarks/reliability_load.py): 2 agents, 2 MCP sessions, 2 HTTP clients, one episode each.
+"""A small load run (tests/stress/load_run.py; benchmarks/reliability.py runs the big one): 2 agents, 2 MCP sessions, 2 HTTP clients, one episode each.
 
 The figures come from the benchmark; this only checks that concurrent clients of every surface get no error,
 no HTTP 500 and never another client's page, and that the run's cross-talk check would notice if they did.
@@ -6,12 +6,10 @@ no HTTP 500 and never another client's page, and that the run's cross-talk check
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import time
 from pathlib import Path
-from types import ModuleType
 
+import load_run as load
 import pytest
 
 import cdp_engine
@@ -19,16 +17,6 @@ import cdp_engine
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("reliability_load", ROOT / "benchmarks" / "reliability_load.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-load = _load()
 
 
 def test_cross_talk_check_notices_another_clients_token() -> None:

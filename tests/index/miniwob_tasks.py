@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 MINIWOB_VERSION = "1.1.0"
-CACHE = Path(__file__).resolve().parent / ".cache" / "miniwob"
+CACHE = Path(__file__).resolve().parents[2] / "benchmarks" / ".cache" / "miniwob"
 TASKS = ("click-link", "click-collapsible", "click-tab-2", "use-autocomplete", "email-inbox")
 
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The load run of issue 14: many clients at once on one Chromium, each checking it only ever sees its own page.
 
-    python benchmarks/reliability_load.py                       # 1-16 agents, 8 MCP sessions, 8 HTTP clients
-    python benchmarks/reliability_load.py --agents 1 4 --seconds 5 --out benchmarks/results/load.json
+    python tests/stress/load_run.py                       # 1-16 agents, 8 MCP sessions, 8 HTTP clients
+    python tests/stress/load_run.py --agents 1 4 --seconds 5 --out benchmarks/results/load.json
 
 Three parts, one process, one Chromium, pages served from 127.0.0.1 (port 0) by this module:
 
@@ -21,7 +21,7 @@ checked: an error result the script did not expect, an expected effect missing, 
 deadline counts as an error (hangs are also counted on their own); an HTTP status 500 is counted; any other
 client's token in what a client reads (url, title, page content, snapshot) counts as cross-talk. Each part is
 bounded by steps per client and by seconds, so the whole run stops by itself. A benchmark, not a timed test
-(tests/core/test_load_smoke.py runs a small one); benchmarks/reliability.py imports load_run.
+(tests/stress/test_load_smoke.py runs a small one); benchmarks/reliability.py imports load_run.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ import orjson
 from aiohttp import ClientSession, ClientTimeout, web
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parents[1]))
 
 import cdp_engine  # noqa: E402
 from cdp_engine.index.element_index import ElementIndex  # noqa: E402

@@ -2,8 +2,8 @@
 """The fault matrix of issue 14 as figures: every case of tests/fault_matrix.py CASES (the one table the
 tests run too), `reps` times, each in its own Chromium with short deadlines.
 
-    python benchmarks/reliability_faults.py            # one pass, prints the table
-    python benchmarks/reliability_faults.py --reps 3
+    python tests/stress/fault_runs.py            # one pass, prints the table
+    python tests/stress/fault_runs.py --reps 3
 
 benchmarks/reliability.py imports fault_matrix() and writes the rows into its results file. A row:
 {"case", "result", "expected", "ms", "deadline_ms", "within_deadline", "usable_after", "leaked_processes",
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+ROOT = HERE.parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from fault_matrix import CASES, SLACK, run_case, serve  # noqa: E402
