@@ -366,6 +366,12 @@ def inputs(surface: str, page_url: str, root: Path, count: int, seed: int) -> li
         # So is a navigation's URL: the hostile schemes must not depend on how many tools the server lists.
         odd_url = st.fixed_dictionaries({"instance": st.just("fz2"), "url": st.sampled_from(ODD_URLS)})
         choices += [st.tuples(st.just("browser_navigate"), odd_url)]
+        # And numbers that are no JSON numbers: how often the pools above yield them depends on the installed
+        # Hypothesis and on the constants it collects from every local module loaded so far (a clean-clone CI
+        # run with the tests in folders drew no infinity in 600 inputs).
+        odd_number = st.sampled_from([math.nan, math.inf, -math.inf])
+        odd_xy = st.fixed_dictionaries({"instance": st.just("fz2"), "x": odd_number, "y": odd_number})
+        choices += [st.tuples(st.just("browser_mouse_move_xy"), odd_xy)]
     return generate(weighted(choices), count, seed)
 
 
