@@ -99,7 +99,7 @@ class StateCapturer:
         cacheable = ChangeProbes.key_is_stable(last.version_key) if last is not None else False
         # Built on the last capture only where that beats a full capture: a snapshot that cost little is taken again.
         buildable = (
-            last is not None and last.source is not None and not self.scrolled
+            last is not None and last.source is not None and not self.scrolled and not last.source.shadow
             and last.source.snapshot_ms >= self.increment_worth_ms
         )  # fmt: skip
         if (
@@ -128,11 +128,18 @@ class StateCapturer:
         return capture
 
     async def from_cache(
-        self, last: Capture, options: ScreenshotOptions | None, sent: SentProbes, t0: float, how: str = "cached"
+        self,
+        last: Capture,
+        options: ScreenshotOptions | None,
+        sent: SentProbes,
+        t0: float,
+        how: str = "cached",
+        painted: bool = False,
     ) -> Capture:
         """The cached state of an unchanged page, with the screenshot `options` ask for: the cached one
-        when the page provably painted nothing new since (same options, equal still signatures), else a
-        new one (the state itself still holds)."""
+        when the page provably painted nothing new since (same options, equal still signatures, and not
+        `painted`: a focus or hover change that paint-only rules style), else a new one (the state itself
+        still holds). The copy does not keep the snapshots `last` keeps for an increment."""
         state = dict(last.state)
         timings: dict[str, float] = {how: 1.0}
         shot_options, shot_still, shot_region = last.shot_options, last.shot_still, last.shot_region
@@ -140,7 +147,7 @@ class StateCapturer:
             state["screenshot"] = ""
         else:
             still = await self.probes.still_signature(sent)
-            if options == last.shot_options and still is not None and still == last.shot_still:
+            if not painted and options == last.shot_options and still is not None and still == last.shot_still:
                 timings["screenshot_reused"] = 1.0
             else:
                 t_shot = time.perf_counter()
@@ -159,7 +166,7 @@ class StateCapturer:
         self.tab.last_timings = timings
         return Capture(
             state, last.elements, last.version_key, last.viewport, timings, shot_options, shot_still, last.content,
-            last.interactive, shot_region, last.title, last.tree, last.base_key, last.source,
+            last.interactive, shot_region, last.title, last.tree, last.base_key, None,
         )  # fmt: skip
 
     async def _build_on(
@@ -170,9 +177,12 @@ class StateCapturer:
         built = await build_on(self.tab, self.probes, self.worlds, last, key)
         if built is None:
             return None
-        if isinstance(built, str):  # STANDS
+        if isinstance(built, str):  # STANDS: the same state; its pixels may differ when the count moved
+            painted = key != last.base_key
             last.version_key = last.base_key = key
-            return await self.from_cache(last, options, sent, t0, how="incremental")
+            served = await self.from_cache(last, options, sent, t0, how="incremental", painted=painted)
+            served.source = last.source  # it becomes the latest capture: the next increment builds on it
+            return served
         if options is not None:
             region = await self.shot_region(options, last.viewport)
             scale = await self.probes.device_scale(sent)

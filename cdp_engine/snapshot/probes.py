@@ -37,8 +37,8 @@ PROBE_FUNCTION = """(still) => {
   // so a capture needs no Page.getLayoutMetrics.
   if (s) return s.key(still);
   // v counts every change; `other` is the count at the latest change p.since() cannot place (anything but
-  // a typed text field or a change inside a hidden subtree); `values` and `targets` hold, per field and per
-  // mutated node, the count at its latest change.
+  // typing into a text field, a mutation, focus or hover); `values`, `targets`, `focus` and `hover` hold, per
+  // field, mutated node or element, the count at its latest change.
   const p = {v: 1, other: 1, values: new Map(), targets: new Map(), focus: new Map(), hover: new Map()};
   // The key alone is what an index's direct action compares in the page (index/direct.py).
   // While a finite animation of a property that shows, hides or moves something runs (a menu fading in), the
@@ -293,9 +293,10 @@ PROBE_FUNCTION = """(still) => {
         || outer.querySelector('option, optgroup, style, link')) return null;
     return outer;
   };
-  // Since version `v0` (a capture's key): null when any change cannot be placed, else [the changed text fields'
-  // values and boxes (page coordinates) as JSON, ...those fields] (docs/incremental.md). Entries at or before
-  // v0 are dropped: the engine asks only from its latest capture on.
+  // Since version `v0` (a capture's key): null when any change cannot be placed, else {count: the document's
+  // inputs and textareas, fields: [place among them, tag, value, box in page coordinates] of each text field
+  // typed into} (docs/incremental.md). Entries at or before v0 are dropped: the engine asks only from its
+  // latest capture on.
   p.since = (v0) => {
     if (p.other > v0) return null;
     const fields = [];

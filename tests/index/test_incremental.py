@@ -158,3 +158,24 @@ async def test_a_small_page_is_captured_again_in_full(site: Any, tab: Any) -> No
     await tab.evaluate("document.getElementById('plain').focus()")
     await tab.session.send("Input.insertText", {"text": "a"})
     assert await check(tab) == "full"
+
+
+async def test_a_hover_restyled_by_paint_alone_gets_a_new_screenshot(site: Any, tab: Any) -> None:
+    # a:hover only changes a colour: the state stands, but the pixels do not, so the screenshot is taken again.
+    page = ("<style>a { color: blue; font-size: 40px; } a:hover { color: red; }</style>"
+            "<p>Text</p><a href='#x'>A large link</a><button>Go</button>")
+    await tab.goto(site.add("/incremental-paint.html", page))
+    capturer = ElementIndex.of(tab).capturer
+    capturer.increment_worth_ms = 0.0
+    before = dict((await capturer.capture(screenshot=True)).state)
+    link = await tab.evaluate("(() => { const r = document.querySelector('a').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+    await tab.session.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": link[0], "y": link[1]})
+    await tab.evaluate(NEXT_FRAME)
+    hovered = await capturer.capture(screenshot=True)
+    assert await tab.evaluate("document.querySelector('a').matches(':hover')")
+    assert served_as(hovered) == "incremental"
+    assert not hovered.timings.get("screenshot_reused")
+    assert hovered.state["screenshot"] != before["screenshot"]  # the link is red now
+    assert {k: hovered.state[k] for k in ("page_content", "element_index", "state_hash")} == {
+        k: before[k] for k in ("page_content", "element_index", "state_hash")
+    }
