@@ -275,7 +275,6 @@ PROBE_FUNCTION = """(still) => {
     } catch (err) { return true; }
     return false;
   };
-  p.risks = () => Object.keys(KINDS).filter((k) => kindCompounds(k) === null);  // for diagnostics and tests
   // The outermost element with display: none that holds a change, when nothing can carry the change out of
   // it (no style sheet, head or option inside, no shadow root, in the document's own tree); null otherwise.
   // A change to a node's attributes must lie strictly inside it (the node's own style may change); a change
