@@ -289,6 +289,7 @@ async def settle(
     raise_closed: bool = True,
     speculative: Callable[[], Awaitable[Any]] | None = None,
     arming: Arming | None = None,
+    scrolls: bool = True,
 ) -> SettleReport:
     """Run `action` (an input), then wait for what it caused (module docstring); the report says what.
 
@@ -303,6 +304,7 @@ async def settle(
     the settle at once (`dialog_ends`). The tab closing during the navigation raises TargetClosedError
     unless `raise_closed` is off (then report.closed). `speculative`: the caller's read after the settle,
     sent behind the first look (module docstring); its result is report.speculated when it stands.
+    `scrolls`: the input may scroll an element (every input but text typed into a focused field; Tab.scroll_epoch).
     """
     report = SettleReport(options=options or SettleOptions.of(tab))
     own = watcher is None and action is not None
@@ -321,6 +323,8 @@ async def settle(
         t_armed = time.perf_counter()
         report.arm_ms = (t_armed - t0) * 1000
         if action is not None:
+            if scrolls:
+                tab.scroll_epoch += 1
             # The input's ack waits for its handlers: one that opens a held dialog answers only after it.
             if dialog_ends:
                 finished, report.value = await unless_dialog(tab, action)

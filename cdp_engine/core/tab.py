@@ -102,6 +102,10 @@ class Tab:
         self._conditions: list[_Condition] = []
         self._listeners: list[Callable[[str, Any], None]] = []
         self.dom_version = 0  # bumped on every navigation event, for cheap change detection
+        # Bumped before each engine input or agent script that may scroll an element: that scroll's event comes
+        # with the next frame, so the change probe may not have counted it yet, and a view captured before it
+        # is not served again (snapshot/ax_capturer.py). Typing into a focused text field does not bump it.
+        self.scroll_epoch = 0
         self.last_timings: dict[str, float] = {}
         self.extensions: dict[Any, Any] = {}  # per-tab state of higher layers (Tab.extension); lives as long as the tab
         self.init_scripts: list[str] = []  # this tab's own, on top of the browser's
@@ -300,6 +304,7 @@ class Tab:
         self._check_conditions()
 
     def _answer_dialog(self, dialog: Dialog, accept: bool, prompt_text: str | None) -> asyncio.Future[Any]:
+        self.scroll_epoch += 1  # the page's script runs on with the answer
         dialog.handled = True
         dialog.accepted = accept
         dialog.prompt_text = prompt_text

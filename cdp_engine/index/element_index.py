@@ -483,12 +483,16 @@ class ElementIndex:
         ActionError ELEMENT_NOT_INTERACTIVE in the protocol's words."""
         return await self.perform.point(element)
 
-    async def settle(self, action: Awaitable[Any] | None = None, *, arming: Arming | None = None) -> SettleReport:
+    async def settle(
+        self, action: Awaitable[Any] | None = None, *, arming: Arming | None = None, scrolls: bool = True
+    ) -> SettleReport:
         """Run an input (if any), then the engine's one settle (core.settle) with this tab's request tracker:
         what the input caused (DOM changes, transitions, a navigation, the requests it started), each with
         a deadline, by the tab's SettleOptions; a held dialog ends it at once. `arming`: the observer's
-        arming an action sent ahead of its input (index/perform.py)."""
-        report = await settle(self.tab, action, network=self.network, speculative=self._speculative, arming=arming)
+        arming an action sent ahead of its input (index/perform.py); `scrolls`: see core.settle."""
+        report = await settle(
+            self.tab, action, network=self.network, speculative=self._speculative, arming=arming, scrolls=scrolls
+        )
         self.last_settle = report
         for listener in list(self._settle_listeners):
             try:

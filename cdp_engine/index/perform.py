@@ -109,7 +109,7 @@ class ActionHost(Protocol):
     finished: dict[str, str] | None  # set by finish_task / fail_task
 
     async def settle(
-        self, action: Awaitable[Any] | None = None, *, arming: Arming | None = None
+        self, action: Awaitable[Any] | None = None, *, arming: Arming | None = None, scrolls: bool = True
     ) -> SettleReport: ...
 
 
@@ -165,10 +165,11 @@ class Performer:
             self._resolutions.clear()
             self._unchanged = None
 
-    async def settle(self, action: Awaitable[Any] | None = None) -> SettleReport:
-        """The index's settle after an input, with the arming this action sent ahead (if any)."""
+    async def settle(self, action: Awaitable[Any] | None = None, *, scrolls: bool = True) -> SettleReport:
+        """The index's settle after an input, with the arming this action sent ahead (if any). `scrolls`: the
+        input may scroll an element (core.settle); text typed into the focused field does not."""
         arming, self._arming = self._arming, None
-        return await self.index.settle(action, arming=arming)
+        return await self.index.settle(action, arming=arming, scrolls=scrolls)
 
     async def resolve(self, capture: Capture, index: int) -> Element:
         """The element an index names, proven to be the same element still (core.identity), else
@@ -257,7 +258,7 @@ class Performer:
             refusal = focus_refusal(answer.get("value"))
             if refusal is not None:  # focus did not reach the field: nothing to type, nothing to settle
                 raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} {refusal}.")
-            await self.settle(self._typing(action["text"], bool(action.get("overwrite", False))))
+            await self.settle(self._typing(action["text"], bool(action.get("overwrite", False))), scrolls=not action["text"])
             return True
 
         async def choose() -> Any:
@@ -296,7 +297,7 @@ class Performer:
         refusal = focus_refusal(answer)
         if refusal is not None:  # no key is sent: focus is not on the field
             raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} {refusal}.")
-        await self.settle(self._typing(text, overwrite))
+        await self.settle(self._typing(text, overwrite), scrolls=not text)
 
     async def _typing(self, text: str, overwrite: bool) -> None:
         """The typing into the focused field: the text as trusted input, or Delete to clear it."""

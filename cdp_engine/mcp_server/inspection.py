@@ -23,7 +23,7 @@ from ..core.files import IMAGE_FORMATS, ImageFormat, PageTile, ScreenshotOptions
 from ..core.refs import NodeRef
 from ..core.worlds import Worlds
 from ..errors import CDPEngineError, CommandTimeoutError, JavaScriptError, ProtocolError
-from ..snapshot.ax_tree import capture_ax_tree
+from ..snapshot.ax_capturer import capture_ax_tree
 from ..snapshot.boxes import ref_boxes, ref_marks
 from ..util.text_windows import BudgetError, check_budget, check_offset, context_lines, window
 from . import snapshot_changes
@@ -596,6 +596,7 @@ async def browser_evaluate(
     timeout = max(0.5, min(30.0, ctx.remaining() - 0.5))
 
     async def action() -> dict[str, Any]:
+        page.tab.scroll_epoch += 1  # the agent's script may change anything, scrolls included
         try:
             if node is None and selector is None:
                 session, context_id = _main_world(page, cdp_frame)

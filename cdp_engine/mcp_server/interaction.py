@@ -294,8 +294,11 @@ async def browser_type(
                 await watch.wait(min(ENTER_LOAD_WAIT, ctx.remaining()))
         return {"typed_into": ref}
 
+    # Text alone goes into the field; Enter (a submit) and Tab are keys, and clearing presses Delete.
+    keys_pressed = submit or not text or "\n" in text or "\t" in text
     return await ctx.run(
-        page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit, settles=True
+        page, action, wait_for=_spec(wait_for), cdp_frame=cdp_frame, explicit_frame=explicit, settles=True,
+        scrolls=keys_pressed,
     )
 
 

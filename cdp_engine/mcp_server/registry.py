@@ -253,18 +253,20 @@ class Ctx:
         cdp_frame: str | None = None,
         explicit_frame: bool = False,
         settles: bool = False,
+        scrolls: bool = True,
     ) -> dict[str, Any]:
         """Arm the observation, run the action once (modal-guarded), then wait for the observation. `settles`:
         the action is input, and the core's settle waits for what it caused (the DOM changes, transitions,
         requests and navigation it started, each bounded), as after every other surface's input, so the
-        next snapshot shows what a click opened."""
+        next snapshot shows what a click opened. `scrolls`: the input may scroll an element (core.settle)."""
         if settles:
             inner = action
             timeout = self.config.navigation_timeout
 
             async def action() -> dict[str, Any]:
                 report = await settle(
-                    page.tab, inner(), load_timeout=timeout, quiet_after_load=False, raise_closed=False, dialog_ends=False
+                    page.tab, inner(), load_timeout=timeout, quiet_after_load=False, raise_closed=False, dialog_ends=False,
+                    scrolls=scrolls,
                 )  # a dialog the action opens is the modal guard's: the action waits while it is handled
                 value: dict[str, Any] = report.value
                 return value

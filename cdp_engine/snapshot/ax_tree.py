@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..cdp.connection import CDPSession, gc_paused
 from ..core.refs import ax_name, ax_role
-from .capture import EXTENDED_STYLES, ElementBox, element_boxes
-from .extended import check_mode
+from .capture import EXTENDED_STYLES, DocFacts, ElementBox, element_boxes
+from .probes import ChangeProbes
 
 if TYPE_CHECKING:
     from ..core.tab import Tab
@@ -62,12 +62,26 @@ class AXNode:
             yield from child.walk(depth + 1)
 
 
-async def capture_ax_tree(tab: Tab, *, interactive: str = "strict") -> AXNode | None:
-    """The tab's accessibility tree across all frames, or None for an empty page. With
-    `interactive="extended"` the nodes of the extended interactive set carry their reason (AXNode.reason),
-    and such nodes the accessibility tree ignores (a bare div with a click listener) are kept."""
+@dataclass
+class AXTreeCapture:
+    """One full capture of a tab's accessibility tree, with what building the next one on it needs
+    (snapshot/ax_capturer.py): the version key the change probe read before it, and the snapshot's facts."""
+
+    root: AXNode | None
+    key: tuple[Any, ...]
+    facts: DocFacts
+
+
+async def full_ax_tree(tab: Tab, probes: ChangeProbes, *, extended: bool = False) -> AXTreeCapture:
+    """The tab's accessibility tree across all frames, captured in full (one burst: the change probe first, then
+    per frame `Accessibility.getFullAXTree` and one `DOMSnapshot` per frame session for the boxes). With
+    `extended`, the nodes of the extended interactive set carry their reason (AXNode.reason), and such nodes
+    the accessibility tree ignores (a bare div with a click listener) are kept."""
     tab.check_open()
-    extended = check_mode(interactive) == "extended"
+    missing = [fid for fid, _s in probes.probe_frames() if probes.worlds.get(fid) is None]
+    if missing:  # a new document: its probe must be in place first (usually installed already at commit)
+        await asyncio.gather(*[probes.worlds.ensure(fid) for fid in missing], return_exceptions=True)
+    sent = probes.send_probes()  # read before the tree: a later change can only cause a miss
     frames = [(fid, f) for fid, f in tab.frames.items() if not f.session.closed]
     sessions: dict[str, CDPSession] = {tab.main_frame_id: tab.session, **tab.frame_sessions}
     ax_futures = [f.session.send("Accessibility.getFullAXTree", {"frameId": fid}) for fid, f in frames]
@@ -82,8 +96,10 @@ async def capture_ax_tree(tab: Tab, *, interactive: str = "strict") -> AXNode | 
         for fid, f in frames
         if f.parent_id is not None
     }
+    facts = DocFacts()
     with gc_paused():  # ~100k small lists and nodes decoded and built: no cyclic collection meanwhile
-        return await _join(tab, frames, ax_futures, snap_futures, metrics_future, owner_futures, extended)
+        root = await _join(tab, frames, ax_futures, snap_futures, metrics_future, owner_futures, extended, facts)
+    return AXTreeCapture(root, await probes.read_probes(sent), facts)
 
 
 async def _join(
@@ -94,8 +110,9 @@ async def _join(
     metrics_future: Any,
     owner_futures: dict[str, Any],
     extended: bool,
+    facts: DocFacts,
 ) -> AXNode | None:
-    """The answers of capture_ax_tree's burst, joined into one tree."""
+    """The answers of full_ax_tree's burst, joined into one tree."""
     sessions: dict[str, CDPSession] = {tab.main_frame_id: tab.session, **tab.frame_sessions}
     ax_results = await asyncio.gather(*ax_futures, return_exceptions=True)
     snap_results = dict(zip(snap_futures, await asyncio.gather(*snap_futures.values(), return_exceptions=True), strict=True))
@@ -112,16 +129,22 @@ async def _join(
         if fid in tab.frame_sessions and not isinstance(owner, BaseException)
     }
     reasons: dict[tuple[str, int], str] | None = {} if extended else None
-    boxes = await element_boxes(tab, snapshots, viewport, oopif_owner, reasons)
+    boxes = await element_boxes(tab, snapshots, viewport, oopif_owner, reasons, facts)
 
     roots: dict[str, AXNode] = {}
     owner_nodes: dict[tuple[str, int], AXNode] = {}
     for (fid, frame), result in zip(frames, ax_results, strict=True):
         if isinstance(result, BaseException):
             continue
-        root = _build(result.get("nodes", []), frame.session, fid, boxes, owner_nodes, reasons or {})
-        if root is not None:
-            roots[fid] = root
+        nodes = result.get("nodes", [])
+        root_raw = next((n for n in nodes if not n.get("parentId")), None)
+        if root_raw is None:
+            continue
+        maker = NodeMaker(frame.session, fid, boxes, owner_nodes, reasons or {})
+        root = maker.make(root_raw)
+        maker.grow(root_raw, root, {n["nodeId"]: n for n in nodes})
+        propagate_visibility(root, True)
+        roots[fid] = root
     # Stitch each child frame's tree under its iframe node.
     for fid, owner in owners.items():
         if isinstance(owner, BaseException) or fid not in roots:
@@ -145,75 +168,70 @@ CONTROL_ROLES = frozenset({
 })
 
 
-def _build(
-    nodes: list[dict[str, Any]],
-    session: CDPSession,
-    frame_id: str,
-    boxes: dict[tuple[str, int], ElementBox],
-    owner_nodes: dict[tuple[str, int], AXNode],
-    reasons: dict[tuple[str, int], str],
-) -> AXNode | None:
-    by_id: dict[str, dict[str, Any]] = {n["nodeId"]: n for n in nodes}
-    built: dict[str, AXNode] = {}
-    sid = session.id or ""
+def ax_fields(raw: dict[str, Any]) -> tuple[str, str, dict[str, Any], str | None]:
+    """An Accessibility node's role, name, properties and value as AXNode keeps them."""
+    props = {p["name"]: p.get("value", {}).get("value") for p in raw.get("properties", [])}
+    value = (raw.get("value") or {}).get("value")
+    return ax_role(raw), ax_name(raw), props, None if value is None else str(value)
 
-    def make(raw: dict[str, Any]) -> AXNode:
-        props = {p["name"]: p.get("value", {}).get("value") for p in raw.get("properties", [])}
-        value = (raw.get("value") or {}).get("value")
+
+class NodeMaker:
+    """Builds AXNodes of one frame's Accessibility nodes, joined with their DOM nodes' boxes."""
+
+    def __init__(
+        self,
+        session: CDPSession,
+        frame_id: str,
+        boxes: dict[tuple[str, int], ElementBox],
+        owner_nodes: dict[tuple[str, int], AXNode],
+        reasons: dict[tuple[str, int], str],
+    ) -> None:
+        self.session, self.frame_id, self.sid = session, frame_id, session.id or ""
+        self.boxes, self.owner_nodes, self.reasons = boxes, owner_nodes, reasons
+
+    def make(self, raw: dict[str, Any]) -> AXNode:
+        role, name, props, value = ax_fields(raw)
         backend = raw.get("backendDOMNodeId")
-        node = AXNode(
-            role=ax_role(raw),
-            name=ax_name(raw),
-            properties=props,
-            value=None if value is None else str(value),
-            backend_node_id=backend,
-            session=session,
-            frame_id=frame_id,
-        )
+        node = AXNode(role, name, props, value, backend, self.session, self.frame_id)
         if backend is not None:
-            info = boxes.get((sid, backend))
+            key = (self.sid, backend)
+            info = self.boxes.get(key)
             if info is not None:
                 node.box, node.visible, node.tag, node.attributes, _offered = info
             if node.role == "Iframe" or node.tag in ("iframe", "frame"):
-                owner_nodes[(sid, backend)] = node
-            node.reason = reasons.get((sid, backend))
+                self.owner_nodes[key] = node
+            node.reason = self.reasons.get(key)
         return node
 
-    root_raw = next((n for n in nodes if not n.get("parentId")), None)
-    if root_raw is None:
-        return None
-    root = make(root_raw)
-    built[root_raw["nodeId"]] = root
-    stack = [(root_raw, root)]
-    while stack:
-        raw, node = stack.pop()
-        for child_id in raw.get("childIds", []):
-            child_raw = by_id.get(child_id)
-            if child_raw is None:
-                continue
-            if child_raw.get("ignored") and (sid, child_raw.get("backendDOMNodeId")) not in reasons:
-                # Ignored nodes are transparent: adopt their children.
-                stack.append((child_raw, node))
-                continue
-            child = make(child_raw)
-            if child.role in CONTROL_ROLES and child.backend_node_id is not None:
-                info = boxes.get((sid, child.backend_node_id))
-                if info is not None and not info[4]:
-                    continue  # a control of no size that stands for nothing, with its options: not offered
-            node.children.append(child)
-            stack.append((child_raw, child))
-    _propagate_visibility(root)
-    return root
+    def grow(self, raw: dict[str, Any], node: AXNode, by_id: dict[str, dict[str, Any]]) -> None:
+        """Give `node` (made of `raw`) its subtree of the nodes in `by_id`: ignored nodes are transparent (their
+        children are adopted), and a control of no size that stands for nothing is left out with its options."""
+        stack = [(raw, node)]
+        sid, boxes, reasons = self.sid, self.boxes, self.reasons
+        while stack:
+            raw, node = stack.pop()
+            for child_id in raw.get("childIds", []):
+                child_raw = by_id.get(child_id)
+                if child_raw is None:
+                    continue
+                if child_raw.get("ignored") and (sid, child_raw.get("backendDOMNodeId")) not in reasons:
+                    stack.append((child_raw, node))
+                    continue
+                child = self.make(child_raw)
+                if child.role in CONTROL_ROLES and child.backend_node_id is not None:
+                    info = boxes.get((sid, child.backend_node_id))
+                    if info is not None and not info[4]:
+                        continue  # a control of no size that stands for nothing, with its options: not offered
+                node.children.append(child)
+                stack.append((child_raw, child))
 
 
-def _propagate_visibility(root: AXNode) -> None:
-    """Nodes without a box of their own (text, wrappers) are visible when a child or their parent is."""
-    def visit(node: AXNode, parent_visible: bool) -> bool:
-        any_child = False
-        for child in node.children:
-            any_child = visit(child, node.visible if node.box is not None else parent_visible) or any_child
-        if node.box is None:
-            node.visible = any_child or (parent_visible and not node.children)
-        return node.visible or any_child
-
-    visit(root, True)
+def propagate_visibility(node: AXNode, parent_visible: bool) -> bool:
+    """Nodes without a box of their own (text, wrappers) are visible when a child or their parent is; whether
+    `node` or anything under it is."""
+    any_child = False
+    for child in node.children:
+        any_child = propagate_visibility(child, node.visible if node.box is not None else parent_visible) or any_child
+    if node.box is None:
+        node.visible = any_child or (parent_visible and not node.children)
+    return node.visible or any_child

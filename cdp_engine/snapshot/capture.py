@@ -519,6 +519,15 @@ class SnapshotDoc:
         hosts = {parent[n] for n, kind in shadow.items() if kind == closed and shadow.get(parent[n]) != closed}
         return page_made, [backend[h] for h in hosts if h >= 0]
 
+    def text_fields(self) -> list[int]:
+        """The document's <input> and <textarea> elements outside shadow trees, in tree order: as the page's
+        querySelectorAll('input, textarea') lists them, so the change probe's place of a typed field names one."""
+        names, types, shadow = self.names, self.types, self.shadow
+        return [
+            i for i, name in enumerate(names) if (name == "input" or name == "textarea") and types[i] == 1
+            and i not in shadow
+        ]  # fmt: skip
+
     def tree(self) -> DocTree:
         """The document's tree for node paths (the lists themselves, no copies)."""
         return DocTree(self.parent, self.end, self.pseudo, self.shadow)
@@ -539,12 +548,23 @@ class SnapshotDoc:
 ElementBox = tuple[tuple[float, float, float, float], bool, str, dict[str, str], bool]
 
 
+@dataclass
+class DocFacts:
+    """What the accessibility tree's increment (snapshot/ax_capturer.py) needs of the snapshot documents beside
+    the boxes: each frame document's text fields, and whether any document has page-made shadow content."""
+
+    # frame id -> (backend node id, tag, rect in page coordinates or None) per text field (SnapshotDoc.text_fields)
+    text_fields: dict[str, list[tuple[int, str, tuple[float, ...] | None]]] = field(default_factory=dict)
+    shadow: bool = False
+
+
 async def element_boxes(
     tab: Tab,
     snapshots: dict[str, tuple[CDPSession, dict[str, Any]]],
     viewport: tuple[float, float, float, float],
     oopif_owner: dict[tuple[str, int], str],
     reasons: dict[tuple[str, int], str] | None = None,
+    facts: DocFacts | None = None,
 ) -> dict[tuple[str, int], ElementBox]:
     """Every element of the snapshots, keyed by (session id, backend node id), placed across frames exactly as
     the state capture places them (scroll, iframe content boxes, each frame's clip): the accessibility tree's
@@ -553,7 +573,8 @@ async def element_boxes(
     `snapshots` maps a frame session's frame id to (its session, its DOMSnapshot.captureSnapshot result);
     `oopif_owner` maps (owner session id, iframe backend node id) to the out-of-process frame it hosts.
     With `reasons` (the snapshots taken with EXTENDED_STYLES), it is filled with the extended interactive
-    set: (session id, backend node id) -> reason code (snapshot/extended.py).
+    set: (session id, backend node id) -> reason code (snapshot/extended.py). With `facts`, it is filled with
+    what the accessibility tree's increment needs of the documents (DocFacts).
     """
     extended = reasons is not None
     docs = {
@@ -566,6 +587,14 @@ async def element_boxes(
                 sid = doc.session.id or ""
                 for node, reason in find_extended(doc).items():
                     reasons[(sid, doc.backend[node])] = reason
+    if facts is not None:
+        for doc_list in docs.values():
+            for doc in doc_list:
+                facts.shadow = facts.shadow or doc.shadow_hosts()[0]
+                facts.text_fields[doc.frame_id] = [
+                    (doc.backend[i], doc.names[i], tuple(doc.rects[i]) if i in doc.rects else None)
+                    for i in doc.text_fields()
+                ]  # fmt: skip
     builder = StateBuilder(tab, None, viewport, docs, oopif_owner)
     await builder.place_frames()
     boxes: dict[tuple[str, int], ElementBox] = {}

@@ -50,7 +50,7 @@ class StateCapturer:
     def __init__(self, tab: Tab) -> None:
         self.tab = tab
         self.last: Capture | None = None
-        self.probes = ChangeProbes(tab)  # what the cache asks before it serves a state (snapshot/probes.py)
+        self.probes = ChangeProbes.of(tab)  # what the cache asks before it serves a state (snapshot/probes.py)
         self.worlds = self.probes.worlds
         self.scrolled = False  # the engine may have scrolled an element since the last capture (invalidate)
         self.increment_worth_ms = INCREMENT_WORTH  # 0: build on the last capture whenever it may (the tests do)

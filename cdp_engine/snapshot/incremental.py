@@ -42,21 +42,12 @@ async def build_on(
     same walk runs over the same snapshots (a full capture would read the same data: only those values differ);
     focus, hover and changes inside hidden subtrees change nothing a walk reads, so with only those the state
     stands."""
-    source, base = last.source, last.base_key
-    if source is None or source.shadow or not ChangeProbes.key_is_stable(key) or key[0] != base[0]:
+    source = last.source
+    if source is None or source.shadow:
         return None
-    if len(key) != len(base):
+    asks = ChangeProbes.moved_counts(key, last.base_key)
+    if asks is None:
         return None
-    asks: list[tuple[str, str, int]] = []
-    for (fid, loader, now), (then_fid, then_loader, then) in zip(key[1:], base[1:], strict=True):
-        if fid != then_fid or loader != then_loader:
-            return None
-        count_now, _, where_now = str(now).partition(":")
-        count_then, _, where_then = str(then).partition(":")
-        if where_now != where_then:  # a scroll or resize of a window: every box may be elsewhere
-            return None
-        if count_now != count_then:
-            asks.append((fid, loader, int(count_then)))
     if not asks:  # invalidated by an action that scrolled nothing, and nothing heard since
         return STANDS
     answers = await asyncio.gather(*[probes.changes_since(fid, loader, v) for fid, loader, v in asks])
@@ -116,11 +107,7 @@ def typed_node(source: CaptureSource, frame_id: str, count: int, field: TypedFie
                 continue
             fields = source.fields.get(id(doc))
             if fields is None:
-                names, types, shadow = doc.names, doc.types, doc.shadow
-                fields = source.fields[id(doc)] = [
-                    i for i, name in enumerate(names) if (name == "input" or name == "textarea") and types[i] == 1
-                    and i not in shadow
-                ]  # fmt: skip
+                fields = source.fields[id(doc)] = doc.text_fields()
             if len(fields) != count or not 0 <= field.place < count:
                 return None
             node = fields[field.place]

@@ -78,8 +78,13 @@ PROBE_FUNCTION = """(still) => {
   };
   p.key = (still) => {
     if (moving()) { p.v++; p.other = p.v; }
+    // A hidden page draws no frames, and scroll events come with a frame: an element's scroll would not be
+    // counted until the page shows again. Its key is then unknown ("0"), so nothing is served from a cache.
+    if (document.hidden) return still ? `0|${devicePixelRatio}|0` : 0;
     const vv = visualViewport;
-    const key = `${p.v}:${scrollX},${scrollY}:${innerWidth},${innerHeight}:` +
+    // Whether the page has focus (its tab in front): the accessibility tree's focused flags follow it, and no
+    // event in the document says when it changes.
+    const key = `${p.v}:${scrollX},${scrollY}:${innerWidth},${innerHeight}:${document.hasFocus() ? 1 : 0}:` +
       `${vv.width},${vv.height},${vv.pageLeft},${vv.pageTop}`;
     return still ? `${key}|${devicePixelRatio}|${p.still()}` : key;
   };
@@ -292,10 +297,26 @@ PROBE_FUNCTION = """(still) => {
         || outer.querySelector('option, optgroup, style, link')) return null;
     return outer;
   };
+  // Whether an accessible name other than those of the field and its ancestors may hold the field's value: an
+  // aria-labelledby that names the field or an element around it, or a label around it that labels another
+  // control. Only the accessibility tree's increment asks (snapshot/ax_capturer.py).
+  const namesElsewhere = (field) => {
+    for (let e = field.parentElement; e; e = e.parentElement) {
+      if (e.localName === 'label' && e.control !== field) return true;
+    }
+    for (const e of document.querySelectorAll('[aria-labelledby]')) {
+      for (const id of e.getAttribute('aria-labelledby').split(/\\s+/)) {
+        const named = id && document.getElementById(id);
+        if (named && named.contains(field)) return true;
+      }
+    }
+    return false;
+  };
   // Since version `v0` (a capture's key): null when any change cannot be placed, else {count: the document's
-  // inputs and textareas, fields: [place among them, tag, value, box in page coordinates] of each text field
-  // typed into} (docs/incremental.md). Entries at or before v0 are dropped: the engine asks only from its
-  // latest capture on.
+  // inputs and textareas, fields: [place among them, tag, value, box in page coordinates, whether a name
+  // elsewhere may hold the value] of each text field typed into, hidden: how many changes lay in hidden
+  // subtrees, focus: whether focus moved} (docs/incremental.md). Entries at or before v0 are dropped: the
+  // engine asks only from its latest capture on.
   p.since = (v0) => {
     if (p.other > v0) return null;
     const fields = [];
@@ -319,8 +340,9 @@ PROBE_FUNCTION = """(still) => {
       }
       return changed;
     };
+    const focus = since(p.focus);
     if (restyles('value', fields) || (hidden && kindCompounds('subtree') === null)
-        || restyles('focus', since(p.focus)) || restyles('hover', since(p.hover))) return null;
+        || restyles('focus', focus) || restyles('hover', since(p.hover))) return null;
     // Each field by its place among the document's text fields in tree order (the engine counts the same in its
     // snapshot, and checks the count, the tag and the box), its value and its box in page coordinates.
     const all = fields.length ? [...document.querySelectorAll('input, textarea')] : [];
@@ -328,9 +350,10 @@ PROBE_FUNCTION = """(still) => {
     for (const f of fields) {
       if (getComputedStyle(f).fieldSizing === 'content') return null;
       const r = f.getBoundingClientRect();
-      info.push([all.indexOf(f), f.localName, f.value, r.left + scrollX, r.top + scrollY, r.width, r.height]);
+      info.push([all.indexOf(f), f.localName, f.value, r.left + scrollX, r.top + scrollY, r.width, r.height,
+                 namesElsewhere(f)]);
     }
-    return {count: all.length, fields: info};
+    return {count: all.length, fields: info, hidden, focus: focus.length > 0};
   };
   globalThis.__cdpEngineProbe = p;
   return 0;
@@ -349,13 +372,17 @@ class TypedField(NamedTuple):
     tag: str
     value: str
     box: tuple[float, float, float, float]  # x, y, width, height in its document's page coordinates
+    names_elsewhere: bool = True  # an accessible name beyond the field's and its ancestors' may hold the value
 
 
 class FieldChanges(NamedTuple):
-    """probes.changes_since()'s answer: how many inputs and textareas the document holds, and the typed ones."""
+    """probes.changes_since()'s answer: how many inputs and textareas the document holds, the typed ones, how many
+    changes lay inside hidden subtrees and whether focus moved."""
 
     total: int
     fields: list[TypedField]
+    hidden: int = 0
+    focus: bool = False
 
 
 # What send_probes() sent: the tab's frame/navigation event count then, and per frame (frame id, loader id,
@@ -364,7 +391,12 @@ SentProbes = tuple[int, list[tuple[str, str, asyncio.Future[dict[str, Any]] | No
 
 
 class ChangeProbes:
-    """The change probe of one tab's frames: sends it, reads the version key and the still signature."""
+    """The change probe of one tab's frames: sends it, reads the version key and the still signature.
+    `ChangeProbes.of(tab)` is the tab's one instance (the state and the accessibility tree share it)."""
+
+    @classmethod
+    def of(cls, tab: Tab) -> ChangeProbes:
+        return tab.extension(cls)
 
     def __init__(self, tab: Tab) -> None:
         self.tab = tab
@@ -474,7 +506,7 @@ class ChangeProbes:
                     numbers = [float(v) for v in value.rsplit(":", 1)[1].split(",")]
                     width, height, left, top = (int(v) if v.is_integer() else v for v in numbers)
                     return (width, height, left, top)
-                except (CDPEngineError, KeyError, TypeError, ValueError, AttributeError):
+                except (CDPEngineError, KeyError, TypeError, ValueError, AttributeError, IndexError):
                     break
         vp = (await self.tab.session.send("Page.getLayoutMetrics"))["cssVisualViewport"]
         return (vp["clientWidth"], vp["clientHeight"], vp["pageX"], vp["pageY"])
@@ -554,13 +586,35 @@ class ChangeProbes:
             if "exceptionDetails" in answer or not isinstance(value, dict):
                 return None
             fields = [
-                TypedField(int(place), str(tag), str(text), (float(x), float(y), float(w), float(h)))
-                for place, tag, text, x, y, w, h in value["fields"]
+                TypedField(int(place), str(tag), str(text), (float(x), float(y), float(w), float(h)), bool(named))
+                for place, tag, text, x, y, w, h, named in value["fields"]
             ]
-            return FieldChanges(int(value["count"]), fields)
+            return FieldChanges(int(value["count"]), fields, int(value["hidden"]), bool(value["focus"]))
         except (CDPEngineError, KeyError, TypeError, ValueError):
             return None
 
     @staticmethod
     def key_is_stable(key: tuple[Any, ...]) -> bool:
-        return key[0] is not None and all(part[2] not in (None, 0) for part in key[1:])
+        """Whether a version key can match another: every frame answered, with a known count (not 0: the probe
+        was just installed, or the page is hidden)."""
+        return key[0] is not None and all(part[2] not in (None, 0, "0") for part in key[1:])
+
+    @staticmethod
+    def moved_counts(key: tuple[Any, ...], base: tuple[Any, ...]) -> list[tuple[str, str, int]] | None:
+        """(frame id, loader id, the count in `base`) of each frame whose change count moved from `base` to
+        `key`, two stable keys: what changes_since() is asked. None when anything else differs: the frames or
+        documents, or a window's scroll offsets, size, visual viewport or focus (every box may be elsewhere)."""
+        stable = ChangeProbes.key_is_stable
+        if not stable(key) or not stable(base) or key[0] != base[0] or len(key) != len(base):
+            return None
+        moved: list[tuple[str, str, int]] = []
+        for (fid, loader, now), (then_fid, then_loader, then) in zip(key[1:], base[1:], strict=True):
+            if fid != then_fid or loader != then_loader:
+                return None
+            count_now, _, where_now = str(now).partition(":")
+            count_then, _, where_then = str(then).partition(":")
+            if where_now != where_then:
+                return None
+            if count_now != count_then:
+                moved.append((fid, loader, int(count_then)))
+        return moved

@@ -55,7 +55,7 @@ from ..errors import (
     RendererHungError,
     TargetClosedError,
 )
-from ..snapshot.ax_tree import capture_ax_tree
+from ..snapshot.ax_capturer import capture_ax_tree
 from ..snapshot.boxes import ref_boxes, ref_marks
 from ..util import activity, tracing
 from ..util.text_windows import context_lines, window
@@ -385,15 +385,15 @@ class BrowserToolset:
 
     # ----- settling ---------------------------------------------------------------------------
 
-    async def _settled(self, managed: ManagedTab, action: Any) -> Any:
+    async def _settled(self, managed: ManagedTab, action: Any, *, scrolls: bool = True) -> Any:
         """Run an input action, then wait for what it caused (core.settle): a navigation (to load, or until
         it turns into a download or stops), else the DOM changes, transitions and requests it started (each
-        bounded). No fixed sleeps."""
+        bounded). No fixed sleeps. `scrolls`: the input may scroll an element (core.settle)."""
         tab = managed.tab
         self.book.download_seen.clear()
         report = await settle(
             tab, action, load_timeout=self.config.navigation_timeout, network=NetworkTracker.of(tab),
-            quiet_after_load=False, stop_ends=True, until=self.book.download_seen, raise_closed=False,
+            quiet_after_load=False, stop_ends=True, until=self.book.download_seen, raise_closed=False, scrolls=scrolls,
         )  # fmt: skip
         if not report.loaded and report.navigated and not report.closed:
             log.debug("navigation after an action did not reach load")
@@ -873,7 +873,8 @@ class BrowserToolset:
     # ----- keyboard and timing ----------------------------------------------------------------
 
     async def _m_type(self, p: dict[str, Any], managed: ManagedTab) -> None:
-        await self._settled(managed, input.type_text(managed.tab, p["text"]))
+        text = p["text"]  # text alone goes into the focused field; Enter and Tab are keys that may scroll
+        await self._settled(managed, input.type_text(managed.tab, text), scrolls=not text or "\n" in text or "\t" in text)
 
     async def _m_key(self, p: dict[str, Any], managed: ManagedTab) -> None:
         text, repeat = p["text"], p.get("repeat", 1)
@@ -1002,6 +1003,7 @@ class BrowserToolset:
     async def _m_javascript_exec(self, p: dict[str, Any], managed: ManagedTab) -> str:
         limit = self.config.script_timeout
         started = asyncio.get_running_loop().time()
+        managed.tab.scroll_epoch += 1  # the agent's script may change anything, scrolls included
         try:
             value = await scripts.evaluate(
                 managed.tab.session,

@@ -179,3 +179,17 @@ async def test_a_hover_restyled_by_paint_alone_gets_a_new_screenshot(site: Any, 
     assert {k: hovered.state[k] for k in ("page_content", "element_index", "state_hash")} == {
         k: before[k] for k in ("page_content", "element_index", "state_hash")
     }
+
+
+async def test_a_hidden_page_is_captured_in_full(site: Any, tab: Any, context: Any) -> None:
+    """A page behind another tab draws no frames, so an element's scroll would go uncounted until it shows
+    again: its state is never served from the cache or built on the last one."""
+    await tab.goto(site.add("/hidden-scroll.html", '<div id="box" style="height:80px;overflow:auto">'
+                            + "".join(f"<p>Line {i} <button>b{i}</button></p>" for i in range(30)) + "</div>"))
+    capturer = ElementIndex.of(tab).capturer
+    await capturer.capture(screenshot=False)
+    other = await context.new_tab()
+    await other.session.send("Page.bringToFront")
+    await tab.evaluate("document.getElementById('box').scrollTop = 400")
+    await tab.evaluate("new Promise(done => setTimeout(done, 50))")
+    assert await check(tab) == "full"
