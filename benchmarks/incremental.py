@@ -37,6 +37,8 @@ from pages import serve_pages, specs_by_id  # noqa: E402
 
 import cdp_engine  # noqa: E402
 from cdp_engine import ElementIndex  # noqa: E402
+from cdp_engine.snapshot.ax_capturer import AXTreeCapturer  # noqa: E402
+from cdp_engine.snapshot.ax_tree import tree_bytes  # noqa: E402
 
 RESULTS = HERE / "results"
 OTHERS_PYTHON = HERE / ".venv-others" / "bin" / "python"
@@ -91,6 +93,50 @@ async def engine_page(browser: Any, url: str, reps: int, warmup: int) -> dict[st
         await tab.close()
 
 
+async def engine_tree_page(browser: Any, url: str, reps: int, warmup: int) -> dict[str, Any]:
+    """The accessibility tree the surfaces read (read_page, the MCP snapshot) after each change: served (cached,
+    built on the last one, or captured in full, as the engine decides) and a full capture, compared node for node."""
+    tab = await browser.new_tab()
+    try:
+        await tab.goto(url, timeout=120)
+        await tab.evaluate(SETUP)
+        capturer = AXTreeCapturer.of(tab)
+        await capturer.tree()
+        out: dict[str, Any] = {}
+        unchanged = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            await capturer.tree()
+            unchanged.append((time.perf_counter() - t0) * 1000)
+        out["unchanged"] = {"served": unchanged, "full": [], "how": {capturer.served: reps}, "mismatches": 0}
+        for change, (_what, script) in CHANGES.items():
+            served, full, how, mismatches = [], [], {}, 0
+            for rep in range(warmup + reps):
+                if script == "insertText":
+                    await tab.session.send("Input.insertText", {"text": "a"})
+                else:
+                    await tab.evaluate(script)
+                await tab.evaluate(NEXT_FRAME)
+                t0 = time.perf_counter()
+                got = await capturer.tree()
+                t1 = time.perf_counter()
+                kind = capturer.served
+                reference = await capturer.capture_full()
+                t2 = time.perf_counter()
+                if tree_bytes(got) != tree_bytes(reference):
+                    mismatches += 1  # a wrong tree is a failure, never a timed sample
+                    continue
+                if rep < warmup:
+                    continue
+                how[kind] = how.get(kind, 0) + 1
+                served.append((t1 - t0) * 1000)
+                full.append((t2 - t1) * 1000)
+            out[change] = {"served": served, "full": full, "how": how, "mismatches": mismatches}
+        return out
+    finally:
+        await tab.close()
+
+
 async def playwright_samples(urls: list[str], reps: int, warmup: int) -> tuple[dict[str, dict[str, list[float]]], str | None]:
     """Playwright's aria snapshot after each change, per URL and change (benchmarks/.venv-others)."""
     samples: dict[str, dict[str, list[float]]] = {}
@@ -122,12 +168,12 @@ def median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def table(rows: list[dict[str, Any]]) -> str:
+def table(rows: list[dict[str, Any]], what: str = "state") -> str:
     def ms(value: float | None) -> str:
         return "—" if value is None else f"{value:,.1f}"
 
     lines = [
-        "| page | change | engine state (ms) | served as | engine full capture (ms) | state / full | Playwright aria (ms) | Playwright / state | mismatches |",
+        f"| page | change | engine {what} (ms) | served as | engine full capture (ms) | {what} / full | Playwright aria (ms) | Playwright / {what} | mismatches |",
         "|---|---|---:|---|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
@@ -147,26 +193,35 @@ async def main() -> None:
     parser.add_argument("--reps", type=int, default=9)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--no-peers", action="store_true", help="the engine only")
+    parser.add_argument("--tree-reps", type=int, default=5, help="repetitions of the accessibility tree rows")
+    parser.add_argument("--no-tree", action="store_true", help="the state's rows only")
     ns = parser.parse_args()
     specs = specs_by_id()
     async with serve_pages() as served:
         urls = {page: served.url(specs[page]) for page in ns.pages}
         engine: dict[str, Any] = {}
+        trees: dict[str, Any] = {}
         async with cdp_engine.launch() as browser:
             for page, url in urls.items():
                 print(f"engine {page} …", file=sys.stderr, flush=True)
                 engine[page] = await engine_page(browser, url, ns.reps, ns.warmup)
+                if not ns.no_tree:
+                    trees[page] = await engine_tree_page(browser, url, ns.tree_reps, ns.warmup)
         print("playwright …", file=sys.stderr, flush=True)
         peers, version = ({}, None) if ns.no_peers else await playwright_samples(list(urls.values()), ns.reps, ns.warmup)
-    rows = []
-    for page, url in urls.items():
-        for change, data in engine[page].items():
-            rows.append({
-                "page": page, "change": change, "served": median(data["served"]), "full": median(data["full"]),
-                "how": data["how"], "mismatches": data["mismatches"],
-                "playwright": median(peers.get(url, {}).get(change, [])) if change != "unchanged" else None,
-                "samples": {"served": data["served"], "full": data["full"], "playwright": peers.get(url, {}).get(change, [])},
-            })  # fmt: skip
+    def rows_of(results: dict[str, Any]) -> list[dict[str, Any]]:
+        rows = []
+        for page, url in urls.items():
+            for change, data in results.get(page, {}).items():
+                rows.append({
+                    "page": page, "change": change, "served": median(data["served"]), "full": median(data["full"]),
+                    "how": data["how"], "mismatches": data["mismatches"],
+                    "playwright": median(peers.get(url, {}).get(change, [])) if change != "unchanged" else None,
+                    "samples": {"served": data["served"], "full": data["full"], "playwright": peers.get(url, {}).get(change, [])},
+                })  # fmt: skip
+        return rows
+
+    rows, tree_rows = rows_of(engine), rows_of(trees)
     meta = {
         "time": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": platform.platform(), "python": platform.python_version(),
         "cpus": __import__("os").cpu_count(), "load": __import__("os").getloadavg(), "reps": ns.reps, "warmup": ns.warmup,
@@ -176,12 +231,19 @@ async def main() -> None:
                 "engine's state and its full capture are read one after the other on the same page.",
     }  # fmt: skip
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "incremental.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+    (RESULTS / "incremental.json").write_text(json.dumps({"meta": meta, "rows": rows, "tree_rows": tree_rows}, indent=1))
     text = "\n".join([
         f"# The state after a change ({meta['time']}, load {', '.join(f'{x:.1f}' for x in meta['load'])})", "",
         "Medians of " + str(ns.reps) + " repetitions after " + str(ns.warmup) + " warm-ups; python3 benchmarks/incremental.py.",
         "Changes: " + "; ".join(f"{k}: {v}" for k, v in meta["changes"].items()) + ".", "", table(rows), "",
     ])  # fmt: skip
+    if tree_rows:
+        text += "\n".join([
+            "", "## The accessibility tree after a change (read_page, find, the MCP snapshot)", "",
+            f"Medians of {ns.tree_reps} repetitions after {ns.warmup} warm-ups; the same changes, after the state's rows on the "
+            "same tab. Playwright's column is the same aria snapshot as above (it has one view of a page).", "",
+            table(tree_rows, "tree"), "",
+        ])  # fmt: skip
     (RESULTS / "incremental.md").write_text(text)
     print(text)
 

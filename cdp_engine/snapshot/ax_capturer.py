@@ -143,6 +143,7 @@ class AXTreeCapturer:
         epoch = self.tab.scroll_epoch
         capture = await full_ax_tree(self.tab, self.probes, extended=extended)
         self.last = None if extended else LastTree(capture, epoch)
+        self.probes.hold("tree", None if extended else capture.key)
         self.served = "full"
         return capture.root
 
@@ -166,6 +167,7 @@ class AXTreeCapturer:
                 focus_frames.append(fid)
         if not fields and not focus_frames:  # only the pointer moved
             last.capture.key = key
+            self.probes.hold("tree", key)
             return root
         if last.index is None:
             last.index = TreeIndex()
@@ -188,6 +190,7 @@ class AXTreeCapturer:
             last.index = None  # it may be half updated; the full capture that follows starts a new one
             return None
         last.capture = AXTreeCapture(new_root, key, last.capture.facts)
+        self.probes.hold("tree", key)
         return new_root
 
     @staticmethod

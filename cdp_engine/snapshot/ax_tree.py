@@ -4,7 +4,8 @@ find and the MCP snapshot.
 Per frame, `Accessibility.getFullAXTree` (every frame's call is in flight together); child
 frames are stitched under their iframe node (`DOM.getFrameOwner`), and one layout snapshot per
 frame session gives each node's box in top-level viewport pixels, so surfaces can filter to
-what is visible.
+what is visible. This is the full capture; surfaces read the tree through snapshot/ax_capturer.py, which
+serves the last one while the page is unchanged and builds on it after typing and focus.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import asyncio
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from ..cdp.connection import CDPSession, gc_paused
 from ..core.refs import ax_name, ax_role
@@ -158,6 +161,18 @@ async def _join(
         if host is not None:
             host.children.append(roots[fid])
     return roots.get(tab.main_frame_id)
+
+
+def tree_bytes(root: AXNode | None) -> bytes:
+    """Every node of a tree in tree order with its depth, as canonical JSON: what a surface may read of it. Two
+    trees a surface cannot tell apart have the same bytes (the differential test and the benchmarks compare them)."""
+    if root is None:
+        return b"null"
+    return orjson.dumps([
+        [depth, node.role, node.name, node.properties, node.value, node.backend_node_id, node.session.id,
+         node.frame_id, node.box, node.visible, node.tag, node.attributes, node.reason]
+        for node, depth in root.walk()
+    ], option=orjson.OPT_SORT_KEYS)  # fmt: skip
 
 
 # Controls a view offers as targets: one that the page keeps at no size and that stands for nothing is left

@@ -124,6 +124,7 @@ class StateCapturer:
             last.source = None  # only the latest capture is built on
         self.scrolled = False
         self.last = capture
+        self.probes.hold("state", capture.base_key if capture.source is not None else None)
         self.tab.last_timings = capture.timings
         return capture
 

@@ -315,19 +315,20 @@ PROBE_FUNCTION = """(still) => {
   // Since version `v0` (a capture's key): null when any change cannot be placed, else {count: the document's
   // inputs and textareas, fields: [place among them, tag, value, box in page coordinates, whether a name
   // elsewhere may hold the value] of each text field typed into, hidden: how many changes lay in hidden
-  // subtrees, focus: whether focus moved} (docs/incremental.md). Entries at or before v0 are dropped: the
-  // engine asks only from its latest capture on.
-  p.since = (v0) => {
+  // subtrees, focus: whether focus moved} (docs/incremental.md). Entries at or before `floor` are dropped:
+  // no view the engine keeps builds on a count older than that (the state and the accessibility tree each
+  // hold their own: ChangeProbes.hold).
+  p.since = (v0, floor) => {
     if (p.other > v0) return null;
     const fields = [];
     for (const [field, v] of p.values) {
-      if (v <= v0) { p.values.delete(field); continue; }
+      if (v <= v0) { if (v <= floor) p.values.delete(field); continue; }
       if (!field.isConnected || field.getRootNode() !== document) return null;
       fields.push(field);
     }
     let hidden = 0;
     for (const [node, [v, attributes]] of p.targets) {
-      if (v <= v0) { p.targets.delete(node); continue; }
+      if (v <= v0) { if (v <= floor) p.targets.delete(node); continue; }
       if (!node.isConnected) continue;  // removed since: its parent's change says where
       if (hiddenRoot(node, !attributes) === null) return null;
       hidden++;
@@ -335,7 +336,7 @@ PROBE_FUNCTION = """(still) => {
     const since = (map) => {
       const changed = [];
       for (const [e, v] of map) {
-        if (v <= v0) map.delete(e);
+        if (v <= v0) { if (v <= floor) map.delete(e); }
         else if (e.isConnected) changed.push(e);
       }
       return changed;
@@ -405,6 +406,9 @@ class ChangeProbes:
         self.worlds = Worlds.of(tab)
         self.worlds.add_init_script(PROBE_SCRIPT)
         self._watched: dict[tuple[str, str], set[int]] = {}  # (frame id, loader id) -> shadow roots watched
+        # Per view the engine builds on a capture (the state, the accessibility tree): the version key it builds on.
+        # since() forgets only what is older than every one of them (hold).
+        self._holds: dict[str, tuple[Any, ...]] = {}
 
     def probe_frames(self) -> list[tuple[str, CDPSession]]:
         """Every frame, same-process iframes included: each document needs its own observer."""
@@ -565,6 +569,25 @@ class ChangeProbes:
             if not session.closed:
                 session.send("Runtime.releaseObjectGroup", {"objectGroup": ROOTS_GROUP}).add_done_callback(retrieve_quietly)
 
+    def hold(self, view: str, key: tuple[Any, ...] | None) -> None:
+        """`view` (a name) builds its next increment on `key` (None: on nothing): what changes_since() answers any
+        view keeps what happened after it."""
+        if key is None:
+            self._holds.pop(view, None)
+        else:
+            self._holds[view] = key
+
+    def _floor(self, frame_id: str, loader_id: str, version: int) -> int:
+        """The oldest count any view holds for a frame's document, at most `version`."""
+        floor = version
+        for key in self._holds.values():
+            for part in key[1:]:
+                if part[0] == frame_id and part[1] == loader_id and isinstance(part[2], str):
+                    count = part[2].partition(":")[0]
+                    if count.isdigit():
+                        floor = min(floor, int(count))
+        return floor
+
     async def changes_since(self, frame_id: str, loader_id: str, version: int) -> FieldChanges | None:
         """What changed in a frame's document since its probe counted `version` (a capture's key), when the
         probe can place every change (docs/incremental.md): the text fields typed into (each by its place among
@@ -578,7 +601,8 @@ class ChangeProbes:
         try:
             answer = await frame.session.send(
                 "Runtime.evaluate",
-                {"expression": f"globalThis.__cdpEngineProbe.since({int(version)})", "contextId": ctx,
+                {"expression": f"globalThis.__cdpEngineProbe.since({int(version)}, {self._floor(frame_id, loader_id, version)})",
+                 "contextId": ctx,
                  "returnByValue": True},
                 timeout=5.0,
             )  # fmt: skip

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
 import pytest
 
 from cdp_engine.core import input
 from cdp_engine.core.settle import settle
 from cdp_engine.snapshot.ax_capturer import AXTreeCapturer
-from cdp_engine.snapshot.ax_tree import AXNode
+from cdp_engine.snapshot.ax_tree import AXNode, tree_bytes
 
 pytestmark = pytest.mark.asyncio
 
@@ -29,17 +28,6 @@ PAGE = """<!doctype html><html><head><title>Tree</title></head><body>
 <input id="by-hidden" aria-labelledby="hidden-label">
 <a href="#x">A link</a>
 </body></html>"""
-
-
-def tree_bytes(root: AXNode | None) -> bytes:
-    """Every node of a tree, in tree order with its depth: what a surface may read of it."""
-    if root is None:
-        return b"null"
-    return orjson.dumps([
-        [depth, node.role, node.name, node.properties, node.value, node.backend_node_id, node.session.id,
-         node.frame_id, node.box, node.visible, node.tag, node.attributes, node.reason]
-        for node, depth in root.walk()
-    ], option=orjson.OPT_SORT_KEYS)  # fmt: skip
 
 
 async def check(tab: Any) -> tuple[str, AXNode | None]:
@@ -163,3 +151,23 @@ async def test_the_extended_set_is_always_captured_in_full(site: Any, tab: Any) 
     for _ in range(2):
         await capturer.tree("extended")
         assert capturer.served == "full"
+
+
+async def test_the_state_and_the_tree_each_keep_what_they_build_on(site: Any, tab: Any) -> None:
+    """Both views share the page's change probe: the state building on its newer capture must not make the
+    probe forget a field typed after the tree's capture (ChangeProbes.hold)."""
+    from cdp_engine import ElementIndex
+
+    await tab.goto(site.add("/tree.html", PAGE))
+    await tab.evaluate("document.getElementById('qty').select()")
+    await check(tab)
+    state = ElementIndex.of(tab).capturer
+    state.increment_worth_ms = 0.0
+    await state.capture(screenshot=False)
+    await tab.session.send("Input.insertText", {"text": "42"})
+    await state.capture(screenshot=False)  # builds on the typing
+    await tab.session.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": 300, "y": 300})
+    await state.capture(screenshot=False)  # asks since the typing: the field's entry is older than that
+    how, root = await check(tab)
+    assert how == "incremental"
+    assert named(root, await backend_of(tab, "#qty")).value == "42"

@@ -6,7 +6,8 @@ same large page, plus what only the tree shows: names that hold a field's value 
 it, an aria-labelledby that names it or hidden content), and the page losing and regaining focus as another tab
 comes to the front. After every step the tree served (cached, built on the last one, or captured in full) must
 equal a full capture: every node's role, name, properties, value, DOM node, frame, box, visibility, tag,
-attributes and place in the tree. Any difference fails the test.
+attributes and place in the tree. Any difference fails the test. The state is read on the same page at random
+between steps: both views share the page's change probe, and neither may make it forget what the other needs.
 
 CI runs a few hundred steps (`-m slow`); thousands by hand: CDP_ENGINE_DIFF_STEPS=5000 pytest -m slow -n 0
 tests/stress/test_differential_ax.py. The seed of a failing run is in its message; CDP_ENGINE_DIFF_SEED replays it.
@@ -20,9 +21,10 @@ from typing import Any
 
 import pytest
 from test_differential_state import CHANGES, INPUT_CHANGES, apply, big_page
-from test_incremental_ax import tree_bytes
 
+from cdp_engine import ElementIndex
 from cdp_engine.snapshot.ax_capturer import AXTreeCapturer
+from cdp_engine.snapshot.ax_tree import tree_bytes
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
 
@@ -50,6 +52,8 @@ async def test_the_served_tree_equals_a_full_capture(site: Any, tab: Any, contex
     other = await context.new_tab()
     capturer = AXTreeCapturer.of(tab)
     await capturer.tree()
+    state = ElementIndex.of(tab).capturer
+    state.increment_worth_ms = 0.0
     names = [*CHANGES, *TREE_CHANGES, *INPUT_CHANGES, "other tab"]
     weights = [8 if n in ("type", "hover", "focus", "blur") else 1 for n in names]
     kinds: dict[str, int] = {}
@@ -66,6 +70,8 @@ async def test_the_served_tree_equals_a_full_capture(site: Any, tab: Any, contex
             await tab.evaluate(f"({TREE_CHANGES[name]})({rng.random()})")
         else:
             await apply(tab, rng, name)
+        if rng.random() < 0.5:  # the state, read on the same page, shares the change probe with the tree
+            await state.capture(screenshot=False)
         served = tree_bytes(await capturer.tree())
         how = capturer.served
         kinds[how] = kinds.get(how, 0) + 1
