@@ -1,8 +1,9 @@
 """A failed navigation leaves the tab on its page: the one home of that rule, for every surface.
 
-Tab.goto/back/forward/reload are the raw steps: when one fails the tab is wherever Chromium left it (for
-a refused connection that is its error page, chrome-error://chromewebdata/, committed just after the
-failure is reported). goto/back/forward/reload here are the same steps under the rule:
+Tab.goto/back/forward/reload run here: the raw steps under them (Tab._navigate, _back, _forward, _reload) leave
+the tab wherever Chromium left it when one fails (for a refused connection that is its error page,
+chrome-error://chromewebdata/, committed just after the failure is reported). goto and step here are the same
+steps under the rule:
 
 1. Nothing commits when the network fails the main document. While the step runs, an interception on a
    side session of the tab (Connection.attach_side_session: the tab's own session may hold a surface's
@@ -29,16 +30,44 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError, NavigationError, NavigationTimeoutError, TargetClosedError
-from . import network
+from . import lifecycle, network
 from .lifecycle import LifecycleWatcher, WaitUntil, wait_loaded
 
 if TYPE_CHECKING:
     from .records import Response
-    from .tab import Tab
+
+E = TypeVar("E")
+
+
+class Tab(lifecycle.Tab, Protocol):
+    """What the rule needs of a tab (core.tab.Tab is one): its raw steps, its history and its per-tab state; a
+    Protocol, so that the tab's module can run its navigations here without this module importing it back."""
+
+    browser: Any  # core.browser.Browser: its connection attaches the guard's side session
+    blocked_navigations: list[tuple[str, str]]
+
+    def check_open(self) -> None: ...
+
+    def extension(self, kind: type[E]) -> E: ...
+
+    async def _navigate(
+        self, url: str, *, wait_until: WaitUntil = "load", timeout: float | None = None, referrer: str | None = None,
+        dialog_ends: bool = True,
+    ) -> Response: ...  # fmt: skip
+
+    async def _back(self, *, wait_until: WaitUntil = "load", timeout: float | None = None, dialog_ends: bool = True) -> Response | None: ...
+
+    async def _forward(self, *, wait_until: WaitUntil = "load", timeout: float | None = None, dialog_ends: bool = True) -> Response | None: ...
+
+    async def _reload(self, *, wait_until: WaitUntil = "load", timeout: float | None = None, dialog_ends: bool = True) -> Response | None: ...
+
+    async def go_to_history_entry(
+        self, entry_id: int, url: str, wait_until: WaitUntil, timeout: float, dialog_ends: bool = True
+    ) -> Response: ...
 
 __all__ = ["NET_ERRORS", "goto", "step", "where_now"]
 
@@ -133,7 +162,7 @@ async def goto(
     return await _kept(
         tab,
         url,
-        lambda left: tab.goto(
+        lambda left: tab._navigate(  # noqa: SLF001 - the raw step is run only here, under the rule
             url, wait_until=wait_until, timeout=left, referrer=referrer, dialog_ends=dialog_ends
         ),
         timeout,
@@ -153,7 +182,8 @@ async def step(
     """Tab.back / forward / reload under the rule (see goto); None when there is no such history entry. A
     reload the network fails keeps the document it would have replaced; one whose error page committed
     cannot be undone (its entry is the tab's page)."""
-    run = {"back": tab.back, "forward": tab.forward, "reload": tab.reload}[which]
+    raw = {"back": tab._back, "forward": tab._forward, "reload": tab._reload}  # noqa: SLF001 - run only here
+    run = raw[which]
     return await _kept(
         tab,
         "",
@@ -161,6 +191,14 @@ async def step(
         timeout,
         deadline,
     )
+
+
+def explained(tab: Tab, error_text: str, since: int) -> str:
+    """A failure the tab's origin policy caused, with the policy's reason (the navigation or a redirect of it):
+    `since` is the number of blocked navigations the tab had recorded when the step began."""
+    if "ERR_BLOCKED_BY_CLIENT" in error_text and len(tab.blocked_navigations) > since:
+        return f"{error_text}: {tab.blocked_navigations[-1][1]}"
+    return error_text
 
 
 def where_now(exc: NavigationError) -> str:
@@ -181,6 +219,7 @@ async def _kept(
     timeout = tab.navigation_timeout if timeout is None else timeout
     end = loop.time() + timeout if deadline is None else deadline
     guard = _Guard.of(tab)
+    blocked_before = len(tab.blocked_navigations)
     async with guard.lock:
         main = tab.frames.get(tab.main_frame_id)
         loader_before = main.loader_id if main else ""
@@ -198,7 +237,7 @@ async def _kept(
                 except NavigationError as exc:
                     error = exc
                     if guard.failed.is_set():  # aborted in place of the network's failure
-                        error = NavigationError(url or guard.url, guard.error_text)
+                        error = NavigationError(url or guard.url, explained(tab, guard.error_text, blocked_before))
                     elif not isinstance(exc, NavigationTimeoutError) and exc.error_text != ABORTED:
                         # Chromium commits its error page just after it answered (~20 ms); loading then stops.
                         grace = max(0.0, min(ERROR_PAGE_GRACE, end - loop.time()))

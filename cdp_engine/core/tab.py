@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from ..cdp.connection import CDPSession, Connection
 from ..cdp.launcher import ChromiumProcess
 from ..errors import CDPEngineError, NavigationError, NavigationTimeoutError, ProtocolError, TargetClosedError
-from . import files, network, scripts, storage
+from . import files, navigation, network, scripts, storage
 from .lifecycle import SAME_DOCUMENT_TYPES, LifecycleWatcher, WaitUntil, check_wait_until
 from .marks import Mark
 from .policies import NavigationPolicy, PolicyError
@@ -394,12 +394,6 @@ class Tab:
         del self.blocked_navigations[:-20]
         self.emit("navigation_blocked", (request.url, exc))
 
-    def _explain(self, error_text: str, since: int) -> str:
-        """A failure the guard caused, with the policy's reason (the navigation or a redirect of it)."""
-        if "ERR_BLOCKED_BY_CLIENT" in error_text and len(self.blocked_navigations) > since:
-            return f"{error_text}: {self.blocked_navigations[-1][1]}"
-        return error_text
-
     def _setup_commands(
         self,
         session: CDPSession,
@@ -516,12 +510,35 @@ class Tab:
         *,
         wait_until: WaitUntil = "load",
         timeout: float | None = None,
+        deadline: float | None = None,
         referrer: str | None = None,
         dialog_ends: bool = True,
     ) -> Response:
-        """Navigate the main frame and wait for the lifecycle point; raises NavigationError on failure.
+        """Navigate the main frame and wait for the lifecycle point; raises NavigationError on failure, and a
+        failed navigation leaves the tab on its page (core/navigation.py: the network's failure commits
+        nothing, anything else is put back; the error says where the tab is).
 
         A dialog held (policy 'hold') during the wait ends it at once (`dialog_ends`; Response.dialog).
+        `timeout`: the navigation's (the tab's navigation timeout by default); at it the navigation is
+        abandoned, so it can never commit later. `deadline` (event-loop time) bounds the whole call, the
+        putting back included; by default the navigation's timeout from now."""
+        return await navigation.goto(
+            self, url, wait_until=wait_until, timeout=timeout, deadline=deadline, referrer=referrer,
+            dialog_ends=dialog_ends,
+        )  # fmt: skip
+
+    async def _navigate(
+        self,
+        url: str,
+        *,
+        wait_until: WaitUntil = "load",
+        timeout: float | None = None,
+        referrer: str | None = None,
+        dialog_ends: bool = True,
+    ) -> Response:
+        """The raw step under goto (core/navigation.py runs it under the rule): navigate the main frame and wait
+        for the lifecycle point; NavigationError on failure, the tab then wherever Chromium left it.
+
         One deadline (`timeout`): at it the navigation is abandoned with stop_loading(), so it can
         never commit later and the tab answers at once. A failure Chromium answers (a refused
         connection) raises at once; Chromium's error page commits just after (about 20 ms).
@@ -569,7 +586,7 @@ class Tab:
             loader_id = result.get("loaderId")
             error_text = result.get("errorText")
             if error_text and error_text not in IGNORED_NAVIGATION_ERRORS:
-                raise NavigationError(url, self._explain(error_text, blocked_before))
+                raise NavigationError(url, navigation.explained(self, error_text, blocked_before))
             if not loader_id:
                 # Same document: wait briefly for its event, so the tab's url is current when goto returns.
                 await watcher.wait(
@@ -664,21 +681,43 @@ class Tab:
         )
 
     async def back(
-        self, *, wait_until: WaitUntil = "load", timeout: float | None = None, dialog_ends: bool = True
+        self, *, wait_until: WaitUntil = "load", timeout: float | None = None, deadline: float | None = None,
+        dialog_ends: bool = True,
     ) -> Response | None:
-        """Go back one history entry; None when there is none."""
-        return await self._history_step(-1, wait_until, timeout, dialog_ends)
+        """Go back one history entry; None when there is none. A failure leaves the tab on its page (see goto)."""
+        return await navigation.step(
+            self, "back", wait_until=wait_until, timeout=timeout, deadline=deadline, dialog_ends=dialog_ends
+        )
 
     async def forward(
-        self, *, wait_until: WaitUntil = "load", timeout: float | None = None, dialog_ends: bool = True
+        self, *, wait_until: WaitUntil = "load", timeout: float | None = None, deadline: float | None = None,
+        dialog_ends: bool = True,
     ) -> Response | None:
-        """Go forward one history entry; None when there is none."""
-        return await self._history_step(1, wait_until, timeout, dialog_ends)
+        """Go forward one history entry; None when there is none. A failure leaves the tab on its page (see goto)."""
+        return await navigation.step(
+            self, "forward", wait_until=wait_until, timeout=timeout, deadline=deadline, dialog_ends=dialog_ends
+        )
 
     async def reload(
-        self, *, wait_until: WaitUntil = "load", timeout: float | None = None, dialog_ends: bool = True
-    ) -> Response:
-        """Reload the main document and wait for its new document to reach the lifecycle point."""
+        self, *, wait_until: WaitUntil = "load", timeout: float | None = None, deadline: float | None = None,
+        dialog_ends: bool = True,
+    ) -> Response | None:
+        """Reload the main document and wait for its new document to reach the lifecycle point. A reload the
+        network fails keeps the document it would have replaced (see goto)."""
+        return await navigation.step(
+            self, "reload", wait_until=wait_until, timeout=timeout, deadline=deadline, dialog_ends=dialog_ends
+        )
+
+    async def _back(self, *, wait_until: WaitUntil = "load", timeout: float | None = None, dialog_ends: bool = True) -> Response | None:
+        """The raw step under back (core/navigation.py)."""
+        return await self._history_step(-1, wait_until, timeout, dialog_ends)
+
+    async def _forward(self, *, wait_until: WaitUntil = "load", timeout: float | None = None, dialog_ends: bool = True) -> Response | None:
+        """The raw step under forward (core/navigation.py)."""
+        return await self._history_step(1, wait_until, timeout, dialog_ends)
+
+    async def _reload(self, *, wait_until: WaitUntil = "load", timeout: float | None = None, dialog_ends: bool = True) -> Response:
+        """The raw step under reload (core/navigation.py)."""
         self.check_open()
         check_wait_until(wait_until)
         timeout = self._timeout(timeout)

@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from ..core import input, navigation
+from ..core import input
 from ..core.browser import Browser
 from ..core.files import set_input_files
 from ..core.keys import modifiers_mask
@@ -293,7 +293,7 @@ class BGymActions:
             files = policy.upload_paths(a["file"])
             await index.settle(set_input_files(element.session, element.backend_node_id, files, policy))
         elif name in ("go_back", "go_forward"):  # under the core rule: a failed step leaves the tab on its page
-            await navigation.step(tab, "back" if name == "go_back" else "forward", wait_until="load")
+            await (tab.back if name == "go_back" else tab.forward)(wait_until="load")
             await index.settle()
         else:  # pragma: no cover - every parsed name is handled above or by to_protocol
             raise ActionError("ACTION_VALIDATION_FAILED", f"{name} is not supported")

@@ -13,7 +13,7 @@ import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..core import input, navigation, scripts
+from ..core import input, scripts
 from ..core.identity import DOM_LOOK, Verdict, verify
 from ..core.policies import Policies, PolicyError
 from ..core.settle import Arming, SettleReport
@@ -396,5 +396,5 @@ class Performer:
         # A failed navigation leaves the tab on its page (core/navigation.py).
         left = end - time.perf_counter()
         deadline = asyncio.get_running_loop().time() + left - min(READ_RESERVE, left / 2)
-        await navigation.goto(self.tab, url, wait_until="load", deadline=deadline)
+        await self.tab.goto(url, wait_until="load", deadline=deadline)
         await self.settle()

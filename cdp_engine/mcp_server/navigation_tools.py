@@ -13,7 +13,7 @@ import contextlib
 from typing import Any
 
 from ..core import lifecycle, observers
-from ..core import navigation as kept
+from ..core.navigation import where_now
 from ..core.records import Download
 from ..core.tab import Tab
 from ..errors import CDPEngineError, NavigationError, NavigationTimeoutError, ProtocolError
@@ -92,14 +92,14 @@ async def browser_navigate(ctx: Ctx, url: str, *, page_id: str | None = None) ->
         unsubscribe = [requests.close, tab.add_listener(on_event)]
         try:
             try:
-                await kept.goto(
-                    tab, target, wait_until="domcontentloaded", timeout=nav_timeout(ctx), deadline=kept_until(ctx),
+                await tab.goto(
+                    target, wait_until="domcontentloaded", timeout=nav_timeout(ctx), deadline=kept_until(ctx),
                     dialog_ends=False,
                 )  # fmt: skip
             except NavigationTimeoutError as exc:
                 raise ToolError(
                     "navigation_timeout",
-                    f"Navigation to {target} did not reach DOMContentLoaded in time. {kept.where_now(exc)}",
+                    f"Navigation to {target} did not reach DOMContentLoaded in time. {where_now(exc)}",
                 ) from None
             except (NavigationError, ProtocolError) as exc:
                 # A navigation that became a download is aborted; its download event may follow the answer.
@@ -110,7 +110,7 @@ async def browser_navigate(ctx: Ctx, url: str, *, page_id: str | None = None) ->
                 if isinstance(exc, ProtocolError):
                     raise ToolError("navigation_failed", f"Navigation to {target} failed: {exc.message}") from None
                 raise ToolError(
-                    "navigation_failed", f"Navigation to {target} failed: {exc.error_text}. {kept.where_now(exc)}"
+                    "navigation_failed", f"Navigation to {target} failed: {exc.error_text}. {where_now(exc)}"
                 ) from None
             await wait_loaded(tab, min(LOAD_GRACE, max(0.0, ctx.remaining() - 0.5)))
             data: dict[str, Any] = {"url": tab.url, "title": await page_title(tab)}
@@ -162,17 +162,17 @@ async def browser_navigate_back(ctx: Ctx, *, page_id: str | None = None) -> dict
     async def action() -> dict[str, Any]:
         tab = page.tab
         try:
-            response = await kept.step(
-                tab, "back", wait_until="domcontentloaded", timeout=nav_timeout(ctx), deadline=kept_until(ctx),
+            response = await tab.back(
+                wait_until="domcontentloaded", timeout=nav_timeout(ctx), deadline=kept_until(ctx),
                 dialog_ends=False,
             )  # fmt: skip
         except NavigationTimeoutError as exc:
             raise ToolError(
-                "navigation_timeout", f"Back navigation did not reach DOMContentLoaded in time. {kept.where_now(exc)}"
+                "navigation_timeout", f"Back navigation did not reach DOMContentLoaded in time. {where_now(exc)}"
             ) from None
         except NavigationError as exc:
             raise ToolError(
-                "navigation_failed", f"Back navigation failed: {exc.error_text}. {kept.where_now(exc)}"
+                "navigation_failed", f"Back navigation failed: {exc.error_text}. {where_now(exc)}"
             ) from None
         if response is not None:
             await wait_loaded(tab, min(LOAD_GRACE, max(0.0, ctx.remaining() - 0.5)))

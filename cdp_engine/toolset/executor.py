@@ -647,7 +647,8 @@ class BrowserToolset:
         # (core/navigation.py).
         try:
             if word in ("back", "forward", "reload"):
-                response = await navigation.step(tab, word, timeout=timeout)
+                step = {"back": tab.back, "forward": tab.forward, "reload": tab.reload}[word]
+                response = await step(timeout=timeout)
                 if response is None:
                     where = "earlier" if word == "back" else "later"
                     raise MemberError(f"Error: There is no {where} page in this tab's history.")
@@ -658,9 +659,7 @@ class BrowserToolset:
                 try:
                     # Committed and parsed is enough to succeed; `load` gets a bounded wait on top, so a page
                     # with a hanging image or ad still navigates (the documented timeout is for no page at all).
-                    response = await navigation.goto(
-                        tab, target, wait_until="domcontentloaded", timeout=timeout
-                    )
+                    response = await tab.goto(target, wait_until="domcontentloaded", timeout=timeout)
                     status = response.status
                     await wait_loaded(tab, min(LOAD_GRACE, timeout))
                 except NavigationError as exc:

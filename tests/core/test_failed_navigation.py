@@ -1,7 +1,8 @@
 """A failed navigation leaves the tab on its page, on every surface (issue 14, "nothing changes on a refusal").
 
-One rule in the core (core/navigation.py), used by the element index's navigate, the toolset's navigate and
-the MCP server's browser_navigate / browser_navigate_back: a failure the network reports commits nothing (the
+One rule in the core (core/navigation.py), under Tab.goto / back / forward / reload themselves, so the element
+index's navigate, the toolset's navigate, the MCP server's browser_navigate / browser_navigate_back and any
+library caller get it: a failure the network reports commits nothing (the
 old document stays, with what was typed into it and its script state); otherwise the tab goes back within
 what is left of the caller's one deadline. The browser here has the issue's short deadlines:
 launch(navigation_timeout=2, command_timeout=3), so act() has 5 s in all.
@@ -192,7 +193,7 @@ async def test_refused_navigation_keeps_the_document(qtab: cdp_engine.Tab, site:
     for target in (f"http://127.0.0.1:{closed_port()}/", redirect):
         t0 = time.perf_counter()
         with pytest.raises(cdp_engine.NavigationError) as caught:
-            await navigation.goto(qtab, target)
+            await qtab.goto(target)
         assert time.perf_counter() - t0 < SLACK
         exc = caught.value
         assert exc.error_text == "net::ERR_CONNECTION_REFUSED" and exc.url == target
@@ -212,7 +213,7 @@ async def test_failure_chromium_names_only_failed_goes_back(qtab: cdp_engine.Tab
     await qtab.goto(url)
     token = await qtab.evaluate("window.token")
     with pytest.raises(cdp_engine.NavigationError) as caught:
-        await navigation.goto(qtab, "http://127.0.0.1:9/")
+        await qtab.goto("http://127.0.0.1:9/")
     exc = caught.value
     assert exc.error_text == "net::ERR_UNSAFE_PORT"
     assert (exc.replaced, exc.on_page, exc.page_url) == (True, True, url)
@@ -236,7 +237,7 @@ async def test_back_and_reload_to_a_server_that_went_away(qtab: cdp_engine.Tab, 
     before = await qtab.evaluate(READ)
     t0 = time.perf_counter()
     with pytest.raises(cdp_engine.NavigationError) as caught:
-        await navigation.step(qtab, "back")
+        await qtab.back()
     assert time.perf_counter() - t0 < SLACK
     assert caught.value.error_text == "net::ERR_CONNECTION_REFUSED" and not caught.value.replaced
     assert await qtab.evaluate(READ) == before and qtab.url == url
@@ -249,7 +250,7 @@ async def test_back_and_reload_to_a_server_that_went_away(qtab: cdp_engine.Tab, 
         await runner.cleanup()
     before = await qtab.evaluate(READ)
     with pytest.raises(cdp_engine.NavigationError) as caught:
-        await navigation.step(qtab, "reload")
+        await qtab.reload()
     assert caught.value.error_text == "net::ERR_CONNECTION_REFUSED" and not caught.value.replaced
     assert await qtab.evaluate(READ) == before and qtab.url == again
 
@@ -264,11 +265,11 @@ async def test_the_guard_leaves_a_route_of_the_tab_alone(qtab: cdp_engine.Tab, s
         await qtab.goto(url)
         await type_into_q(qtab, "typed")
         with pytest.raises(cdp_engine.NavigationError):
-            await navigation.goto(qtab, f"http://127.0.0.1:{closed_port()}/")
+            await qtab.goto(f"http://127.0.0.1:{closed_port()}/")
         assert (await qtab.evaluate("document.getElementById('q').value")) == "typed"
         image = f"/fn-img-{time.monotonic_ns()}.png"
         site.add(image, b"\x89PNG not really")
-        await navigation.goto(qtab, page(site, f'<img src="{image}">'))
+        await qtab.goto(page(site, f'<img src="{image}">'))
         assert site.hits.get(image, 0) == 0
     finally:
         blocker.stop()

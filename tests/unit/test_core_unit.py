@@ -1,6 +1,8 @@
 """The core's navigation logic on a scripted browser (tests/fakebrowser.py): no Chromium, milliseconds.
 
-Tab.goto and the lifecycle watcher (core/lifecycle.py): each lifecycle point from its own event, only
+Tab's raw navigation steps (Tab._navigate, _back, _forward: what Tab.goto runs under the rule of
+core/navigation.py, whose own tests need a real Chromium: test_failed_navigation.py) and the lifecycle watcher
+(core/lifecycle.py): each lifecycle point from its own event, only
 the navigation's own document counting, Chromium's error text, the deadline, a held dialog, a
 detached or crashed tab, same-document navigations, the status; the settle after actions
 (core/settle.py): arming before the input, the look after it, a navigation the action caused, the requests
@@ -66,7 +68,7 @@ def navigates(fake: FakeBrowser, loader: str = "L1", **extra: Any) -> None:
 
 
 async def start_goto(fake: FakeBrowser, **kw: Any) -> asyncio.Future[Any]:
-    going = asyncio.ensure_future(fake.tab.goto(URL, **kw))
+    going = asyncio.ensure_future(fake.tab._navigate(URL, **kw))
     await fake.sent("Page.navigate")
     await ticks()
     return going
@@ -148,7 +150,7 @@ async def test_failed_navigation_raises_chromiums_text_at_once(fake: FakeBrowser
     navigates(fake, errorText="net::ERR_NAME_NOT_RESOLVED")
     started = time.perf_counter()
     with pytest.raises(NavigationError) as caught:
-        await fake.tab.goto(URL, timeout=5)
+        await fake.tab._navigate(URL, timeout=5)
     assert caught.value.error_text == "net::ERR_NAME_NOT_RESOLVED" and caught.value.url == URL
     assert not isinstance(caught.value, NavigationTimeoutError) and time.perf_counter() - started < 0.5
 
@@ -166,7 +168,7 @@ async def test_goto_deadline(fake: FakeBrowser) -> None:
     navigates(fake)
     started = time.perf_counter()
     with pytest.raises(NavigationTimeoutError) as caught:
-        await fake.tab.goto(URL, timeout=0.2)
+        await fake.tab._navigate(URL, timeout=0.2)
     elapsed = time.perf_counter() - started
     assert 0.15 < elapsed < 1.0
     assert (caught.value.url, caught.value.wait_until, caught.value.timeout) == (URL, "load", 0.2)
@@ -174,7 +176,7 @@ async def test_goto_deadline(fake: FakeBrowser) -> None:
     fake.answer("Page.navigate", lambda params: NO_ANSWER)
     started = time.perf_counter()
     with pytest.raises(NavigationTimeoutError):
-        await fake.tab.goto(URL, timeout=0.2)
+        await fake.tab._navigate(URL, timeout=0.2)
     assert time.perf_counter() - started < 1.0
 
 
@@ -229,7 +231,7 @@ async def test_the_tab_going_away_fails_the_wait_at_once(fake: FakeBrowser, how:
     with pytest.raises(TargetClosedError):  # and a later wait fails before waiting at all
         await LifecycleWatcher(fake.tab).wait("load", 5)
     with pytest.raises(TargetClosedError):
-        await fake.tab.goto(URL)
+        await fake.tab._navigate(URL)
 
 
 async def test_a_click_whose_page_closes_before_answering_happened(fake: FakeBrowser) -> None:
@@ -330,8 +332,8 @@ async def test_a_wait_that_starts_as_the_tab_closes_fails_at_once(fake: FakeBrow
 async def test_history_step_without_an_entry_is_none_and_back_waits(fake: FakeBrowser) -> None:
     entries = [{"id": 1, "url": "about:blank"}, {"id": 2, "url": URL}]
     fake.answer("Page.getNavigationHistory", lambda params: {"currentIndex": 1, "entries": entries})
-    assert await fake.tab.forward() is None
-    going = asyncio.ensure_future(fake.tab.back(timeout=2))
+    assert await fake.tab._forward() is None
+    going = asyncio.ensure_future(fake.tab._back(timeout=2))
     await fake.sent("Page.navigateToHistoryEntry")
     await ticks()
     assert fake.commands("Page.navigateToHistoryEntry")[-1]["params"] == {"entryId": 1}
