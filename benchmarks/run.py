@@ -851,7 +851,7 @@ SUITES: dict[str, tuple[str, str]] = {
     "surfaces": ("surfaces.py", "one action's round trip on every surface, for comparing two checkouts"),
     "click-settle": ("click_settle.py", "two click cases against their CDP floor"),
     "reliability": ("reliability.py", "fuzzed inputs, the fault matrix and load at full size (CI runs them small)"),
-    "harness-soak": ("harness_soak.py", "many harness episodes in a row: memory and time per episode"),
+    "harness-soak": ("../tests/stress/soak_run.py", "many harness episodes in a row: memory, leaks, time per episode"),
     "floor": ("floor.py", "the raw CDP calls alone"),
 }
 
@@ -862,7 +862,7 @@ def main() -> int:
         return 0
     if sys.argv[1:2] == ["--list"]:
         for name, (script, what) in SUITES.items():
-            print(f"{name:14} benchmarks/{script:18} {what}")
+            print(f"{name:14} {os.path.normpath('benchmarks/' + script):28} {what}")
         return 0
     if sys.argv[1:2] == ["--suite"] and len(sys.argv) > 2 and sys.argv[2] != "capture":
         found = SUITES.get(sys.argv[2])

@@ -27,6 +27,17 @@ for _folder in sorted(Path(__file__).resolve().parent.iterdir()):
     if _folder.is_dir() and not (_folder / "__init__.py").exists() and not _folder.name.startswith((".", "_")):
         sys.path.insert(0, str(_folder))
 
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects: the mark must be there when it does
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test in tests/stress is a stress run at small size (`pytest -m stress`; the long ones are also
+    `slow`, so `.ci/run` runs them after the README's command). Their full sizes run by hand or as benchmarks."""
+    for item in items:
+        if item.path.parent.name == "stress":
+            item.add_marker(pytest.mark.stress)
+
+
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 

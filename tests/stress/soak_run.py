@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Harness soak: many short episodes over 4 parallel environments; nothing may leak.
 
-    python benchmarks/harness_soak.py                     # 200 episodes, both layouts below
-    python benchmarks/harness_soak.py --episodes 1000 --layout one-browser
+    python tests/stress/soak_run.py                       # 200 episodes, both layouts below
+    python tests/stress/soak_run.py --episodes 1000 --layout one-browser
+    python benchmarks/run.py --suite harness-soak         # the same, from the benchmarks' entry point
+
+CI runs it small (tests/stress/test_soak_smoke.py); the figures come from a full run by hand.
 
 Layouts: ``one-browser`` — 4 environments (contexts) in one Chromium, driven by asyncio in this
 process; ``processes`` — 2 spawned worker processes, one Chromium and 2 environments each.
@@ -31,7 +34,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+ROOT = HERE.parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
 sys.path.insert(0, str(ROOT))
 
 import cdp_engine  # noqa: E402
@@ -364,7 +368,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--episodes", type=int, default=200)
     parser.add_argument("--layout", choices=["one-browser", "processes", "both"], default="both")
-    parser.add_argument("--out", default=str(HERE / "results" / "harness_soak.json"))
+    parser.add_argument("--out", default=str(RESULTS / "harness_soak.json"))
     parser.add_argument(
         "--no-prewarm", dest="prewarm", action="store_false", help="no spare context prepared during episodes"
     )
