@@ -87,7 +87,7 @@ async def _engine_cdp_calls(tab: Any) -> float:
 
     Per frame session a snapshot, per frame the change probe, per out-of-process frame its owner, then as
     many role lookups as the last state needed (elements whose role the HTML mapping left open)."""
-    from cdp_engine.snapshot.capture import SNAPSHOT_STYLES
+    from cdp_engine.snapshot.snapshot_doc import SNAPSHOT_STYLES
 
     capturer = tab.element_index.capturer
     current = tab.element_index.current

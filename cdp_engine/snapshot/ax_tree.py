@@ -19,8 +19,9 @@ import orjson
 
 from ..cdp.connection import CDPSession, gc_paused
 from ..core.refs import ax_name, ax_role
-from .capture import EXTENDED_STYLES, DocFacts, ElementBox, element_boxes
+from .capture import DocFacts, ElementBox, element_boxes
 from .probes import ChangeProbes
+from .snapshot_doc import EXTENDED_STYLES
 
 if TYPE_CHECKING:
     from ..core.tab import Tab

@@ -18,13 +18,10 @@ from typing import TYPE_CHECKING, Any
 from ..cdp.connection import CDPSession, gc_paused
 from ..core.files import ScreenshotOptions, ScreenshotSpec, page_region, screenshot_options, start_screenshot
 from .capture import (
-    EXTENDED_STYLES,
     PAGE_CONTENT_CAP,
-    SNAPSHOT_STYLES,
     Capture,
     CaptureSource,
     ContentWindow,
-    SnapshotDoc,
     StateBuilder,
     settled_roles,
     state_hash,
@@ -32,6 +29,7 @@ from .capture import (
 from .extended import check_mode, find_extended
 from .incremental import build_on
 from .probes import ChangeProbes, SentProbes
+from .snapshot_doc import EXTENDED_STYLES, SNAPSHOT_STYLES, SnapshotDoc
 
 if TYPE_CHECKING:
     from ..core.tab import Tab

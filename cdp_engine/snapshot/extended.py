@@ -51,7 +51,7 @@ class _Doc(Protocol):
 
 
 INTERACTIVE_MODES = ("strict", "extended")
-# Widget roles the strict list (capture.INTERACTIVE_ROLES) leaves out.
+# Widget roles the strict list (roles.INTERACTIVE_ROLES) leaves out.
 # (Not row or gridcell: explicit on every row of many read-only grids; a clickable row has a listener or cursor.)
 EXTENDED_ROLES = frozenset({"tab", "treeitem", "menuitemcheckbox", "menuitemradio", "slider", "spinbutton"})
 STRICT_TAGS = frozenset({"a", "button", "input", "textarea", "select", "option", "label"})

@@ -13,15 +13,9 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
-from .capture import (
-    Capture,
-    CaptureSource,
-    SnapshotDoc,
-    StateBuilder,
-    settled_roles,
-    state_hash,
-)
+from .capture import Capture, CaptureSource, StateBuilder, settled_roles, state_hash
 from .probes import ChangeProbes, TypedField
+from .snapshot_doc import SnapshotDoc
 
 if TYPE_CHECKING:
     from ..core.tab import Tab

@@ -1,0 +1,54 @@
+"""The roles Chromium computes for common elements without asking it: the HTML-AAM mapping where it is
+unambiguous, so a capture saves an Accessibility round trip per element (tests/index/test_regressions.py checks
+every entry against Chromium's own answer).
+"""
+
+from __future__ import annotations
+
+__all__ = ["INTERACTIVE_ROLES", "implicit_role"]
+
+# Roles that make an element interactive in the strict set (snapshot/extended.py adds widget roles beyond these).
+INTERACTIVE_ROLES = frozenset(
+    {"button", "link", "menuitem", "checkbox", "radio", "switch", "textbox", "searchbox", "combobox", "listbox", "option"}
+)  # fmt: skip
+TEXTBOX_INPUTS = frozenset({"text", "email", "tel", "url", "password"})
+INPUT_ROLES = {
+    "search": "searchbox", "checkbox": "checkbox", "radio": "radio", "number": "spinbutton", "range": "slider",
+    "button": "button", "submit": "button", "reset": "button", "image": "button",
+}  # fmt: skip
+
+
+def implicit_role(name: str, attrs: dict[str, str], input_type: str | None) -> str | bool | None:
+    """The role Chromium computes for common elements without a role attribute; False when unsure.
+
+    Saves an Accessibility round trip per element where the HTML-AAM mapping is unambiguous;
+    tests/index/test_regressions.py checks every entry against Chromium's own answer.
+    """
+    explicit = attrs.get("role")
+    if explicit is not None:
+        # On a div or span (no semantics of their own), a valid widget role is exactly what Chromium
+        # computes; "option" depends on its context (generic outside a listbox), so it is asked.
+        token = explicit.strip().lower().split(" ")[0]
+        return (
+            token if name in ("div", "span") and token in INTERACTIVE_ROLES and token != "option" else False
+        )
+    if "list" in attrs:
+        return False
+    if name == "button":
+        return "button"
+    if name == "a":
+        return "link" if "href" in attrs else False
+    if name == "textarea":
+        return "textbox"
+    if name == "option":
+        return "option"
+    if name == "label":
+        return None  # Chromium has only an internal role for labels
+    if name == "select":
+        size = attrs.get("size", "").strip()
+        return "listbox" if "multiple" in attrs or (size.isdigit() and int(size) > 1) else "combobox"
+    if name == "input" and input_type is not None:
+        if input_type in TEXTBOX_INPUTS:
+            return "textbox"
+        return INPUT_ROLES.get(input_type, False)
+    return False
