@@ -347,7 +347,7 @@ async def toolset_never_answers(browser: cdp_engine.Browser, pages: Pages) -> tu
 
 
 async def _mcp_case(browser: cdp_engine.Browser, pages: Pages, url: str, tool: str, args: dict[str, Any]) -> tuple[Any, float, bool]:
-    from cdp_engine.mcp_server.instances import InstanceManager
+    from cdp_engine.mcp_server.instance_manager import InstanceManager
     from cdp_engine.mcp_server.server_config import Config
     from cdp_engine.mcp_server.tools import BrowserTools
 

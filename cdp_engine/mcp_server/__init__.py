@@ -5,7 +5,8 @@
 """
 
 from .envelope import ERROR_TYPES, Operation, ToolError
-from .instances import Instance, InstanceManager, Page
+from .instance_manager import InstanceManager
+from .instances import Instance, Page
 from .server_config import Config
 from .tools import BrowserTools
 

@@ -17,7 +17,8 @@ from ..core.refs import NodeRef
 from ..core.settle import settle
 from .caps import CAP_OF
 from .envelope import Operation, ToolError
-from .instances import Instance, InstanceManager, Page
+from .instance_manager import InstanceManager
+from .instances import Instance, Page
 from .observe import ObservationTimeout, Observer, PageGone, Target, WaitForSpec, call_in_frame
 from .params import signature_schema
 from .server_config import CAMOUFOX_OPTIONS, Config

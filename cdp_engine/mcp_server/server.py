@@ -24,7 +24,7 @@ from typing import Any
 
 from ..app.process import bind
 from .envelope import dumps
-from .instances import InstanceManager
+from .instance_manager import InstanceManager
 from .registry import REGISTRY
 from .server_config import Config
 from .sessions import SessionWatch, session_of

@@ -30,7 +30,8 @@ from ..snapshot.boxes import ref_boxes
 from ..util import activity, tracing
 from . import inspection, instance_tools, interaction, navigation_tools, pages  # noqa: F401  (they register tools)
 from .envelope import Operation, ToolError, bound, error, success
-from .instances import Instance, InstanceManager
+from .instance_manager import InstanceManager
+from .instances import Instance
 from .observe import PageGone
 from .params import validate
 from .registry import PRECHECK_ERRORS, REGISTRY, Ctx, ToolSpec, enabled, tools_for

@@ -15,7 +15,7 @@ import pytest
 
 import cdp_engine
 from cdp_engine.index.element_index import ElementIndex
-from cdp_engine.mcp_server.instances import InstanceManager
+from cdp_engine.mcp_server.instance_manager import InstanceManager
 from cdp_engine.mcp_server.server_config import Config
 from cdp_engine.mcp_server.tools import BrowserTools
 from cdp_engine.toolset import BrowserToolset

@@ -28,7 +28,7 @@ from cdp_engine.core.policies import (
 )
 from cdp_engine.harness import BrowserEnv
 from cdp_engine.index.element_index import ElementIndex
-from cdp_engine.mcp_server.instances import InstanceManager
+from cdp_engine.mcp_server.instance_manager import InstanceManager
 from cdp_engine.mcp_server.server_config import Config
 from cdp_engine.mcp_server.tools import BrowserTools
 from cdp_engine.service import create_app

@@ -19,7 +19,7 @@ import pytest_asyncio
 from aiohttp import web
 
 import cdp_engine
-from cdp_engine.mcp_server.instances import InstanceManager
+from cdp_engine.mcp_server.instance_manager import InstanceManager
 from cdp_engine.mcp_server.server_config import Config
 from cdp_engine.mcp_server.tools import BrowserTools
 from cdp_engine.toolset import BrowserToolset, ToolsetConfig
