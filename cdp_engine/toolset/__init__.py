@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from .driver_config import ImageOutcome, MemberError, NavigateOutcome, ToolsetConfig
-from .executor import BrowserToolset, normalize_url
+from .executor import BrowserToolset
 from .inputs import DEFAULT_DISABLED, HALT_TEXT, MEMBER_NAMES, TOOLSET_NAME, TOOLSET_TYPE
+from .page_members import normalize_url
 
 __all__ = [
     "DEFAULT_DISABLED",

@@ -2,7 +2,7 @@
 image or a navigation (the outcomes), or MemberError with the fixed text the model reads.
 
 Why its own module: the driver (toolset/sdk.py), the executor and the tests construct and read these; the
-executor (toolset/executor.py) is the members themselves.
+executor (toolset/executor.py, with the member groups toolset/*_members.py) is the members themselves.
 """
 
 from __future__ import annotations

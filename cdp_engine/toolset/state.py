@@ -90,7 +90,7 @@ class ManagedTab:
     unsubscribe: list[Callable[[], Any]] = field(default_factory=list)
     console: Any = None
     network: Any = None
-    # Continuation refs handed out in cut read_page / get_page_text output (executor._window): ref -> what it reads.
+    # Continuation refs handed out in cut read_page / get_page_text output (reading_members._window): ref -> what it reads.
     continuations: dict[str, Any] = field(default_factory=dict)
     last_tree: Any = None  # the accessibility tree of the latest read_page / find (its refs' boxes and marks)
 

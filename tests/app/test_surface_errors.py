@@ -39,7 +39,8 @@ from cdp_engine.mcp_server.tools import BrowserTools
 
 # An element index fingerprint: (tag, aria-label, name, type, text).
 from cdp_engine.toolset.driver_config import MemberError
-from cdp_engine.toolset.executor import BrowserToolset, normalize_url
+from cdp_engine.toolset.executor import BrowserToolset
+from cdp_engine.toolset.page_members import normalize_url
 
 # An element index fingerprint: (tag, aria-label, name, type, text).
 WAS = ("button", None, None, "submit", "Pay now")

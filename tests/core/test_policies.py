@@ -31,7 +31,7 @@ from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
 from cdp_engine.mcp_server.server_config import default_profile_root
 from cdp_engine.service import create_app
 from cdp_engine.toolset import BrowserToolset, ToolsetConfig
-from cdp_engine.toolset.executor import REFUSED_SCHEME
+from cdp_engine.toolset.page_members import REFUSED_SCHEME
 
 TOKEN = "policy-token-0123456789"
 
