@@ -23,7 +23,6 @@ import argparse
 import asyncio
 import datetime as dt
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -36,6 +35,7 @@ sys.path[:0] = [str(HERE), str(HERE / "others"), str(ROOT)]
 import action_cases  # noqa: E402
 import floor  # noqa: E402
 import pages  # noqa: E402
+import report  # noqa: E402
 import run  # noqa: E402
 from action_cases import CASES, Case, CaseRecord, Failed, run_case, shows  # noqa: E402
 from common import Watchdog, emit, error_text  # noqa: E402
@@ -123,7 +123,7 @@ def engine_action(case: Case, state: dict[str, Any], k: int, base: str) -> dict[
 
 
 def _median(values: list[float]) -> float | None:
-    return round(statistics.median(values), 3) if values else None
+    return report.median(values, 3)
 
 
 async def engine_worker(ns: argparse.Namespace) -> None:
@@ -507,11 +507,7 @@ def worker_main(argv: list[str]) -> None:
 
 
 def p95(samples: list[float]) -> float | None:
-    """The 95th percentile (nearest rank)."""
-    if not samples:
-        return None
-    s = sorted(samples)
-    return s[min(len(s) - 1, max(0, round(0.95 * len(s)) - 1))]
+    return report.percentile(samples, 0.95)
 
 
 def summarize(rec: dict[str, Any]) -> dict[str, Any]:

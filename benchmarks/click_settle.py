@@ -28,6 +28,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import report
+
 FETCH_MS = 100
 
 STATIC = (
@@ -48,8 +51,8 @@ def summary(samples: list[float]) -> dict[str, Any]:
         return {"n": 0}
     return {
         "n": len(s),
-        "p50_ms": round(statistics.median(s), 2),
-        "p95_ms": round(s[min(len(s) - 1, round(0.95 * (len(s) - 1)))], 2),
+        "p50_ms": report.median(s, 2),
+        "p95_ms": round(report.percentile(s, 0.95) or 0.0, 2),
         "min_ms": round(s[0], 2),
     }
 

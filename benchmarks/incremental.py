@@ -21,7 +21,6 @@ import argparse
 import asyncio
 import json
 import platform
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -32,6 +31,7 @@ import orjson
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE / "others")]
 
+import report  # noqa: E402
 from incremental_cases import CHANGES, NEXT_FRAME, SETUP  # noqa: E402
 from pages import serve_pages, specs_by_id  # noqa: E402
 
@@ -165,7 +165,7 @@ async def playwright_samples(urls: list[str], reps: int, warmup: int) -> tuple[d
 
 
 def median(values: list[float]) -> float | None:
-    return statistics.median(values) if values else None
+    return report.median(values)
 
 
 def table(rows: list[dict[str, Any]], what: str = "state") -> str:

@@ -8,8 +8,10 @@ so the runner draws it with `.venv-others/bin/python report.py chart RESULTS.jso
 from __future__ import annotations
 
 import json
+import math
 import statistics
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,23 @@ SERIES: list[tuple[str, str, str]] = [
     ("browsergym", "observation", "BrowserGym observation"),
 ]
 FLOOR_REF = ("floor-websocket", "snapshot.none")
+
+
+def median(values: Sequence[float], digits: int | None = None) -> float | None:
+    """The median of timed samples (None when there are none), rounded to `digits` when given."""
+    if not values:
+        return None
+    value = statistics.median(values)
+    return round(value, digits) if digits is not None else value
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The q-quantile by nearest rank: the smallest sample with at least a share q of the samples at or below it
+    (p95 of 60 samples is the 57th smallest); None when there are none. Every suite's p95 is this one."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
 
 
 def stats(samples: list[float]) -> dict[str, Any]:

@@ -18,12 +18,14 @@ import argparse
 import asyncio
 import json
 import socket
-import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import report
 
 PAGE = (
     "<!doctype html><title>surfaces</title><body>"
@@ -39,12 +41,12 @@ class Result:
         self.failures: list[str] = []
 
     def row(self) -> dict[str, Any]:
-        s = sorted(self.samples)
-        p95 = s[min(len(s) - 1, round(0.95 * (len(s) - 1)))] if s else None
+        s = self.samples
+        p50, p95 = report.median(s, 2), report.percentile(s, 0.95)
         return {
             "metric": self.name,
             "n": len(s),
-            "p50_ms": round(statistics.median(s), 2) if s else None,
+            "p50_ms": p50,
             "p95_ms": round(p95, 2) if p95 is not None else None,
             "failures": len(self.failures),
             "first_failure": self.failures[0] if self.failures else None,
