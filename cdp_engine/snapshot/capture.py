@@ -14,11 +14,11 @@ AX tree, whose cost explodes on large pages (37 s at 128k DOM nodes; docs/cdp-fl
 The snapshot decodes into ~100k Python lists on big pages; the cyclic GC stays paused from the
 decode until they are freed (connection.gc_paused).
 
-Size: the one-pass state build is the hot path: placing frames, visibility, occlusion, verification, roles and
-page_content share one builder's tables and are measured as one walk (a split would add attribute lookups per
-node). What is not the walk lives beside it: the decoding of a snapshot document (snapshot/snapshot_doc.py), the
-HTML role mapping (snapshot/roles.py), the burst and the cache (snapshot/capturer.py), the increment
-(snapshot/incremental.py).
+Size: the one-pass state build is the hot path: placing frames, visibility, the element index and what
+page_content holds are one walk over one builder's tables. What is not the walk lives beside it: the decoding of
+a snapshot document (snapshot/snapshot_doc.py), occlusion and its verification (snapshot/occlusion.py) and
+page_content's folding and window (snapshot/page_content.py), both mixed into the builder, the HTML role mapping
+(snapshot/roles.py), the burst and the cache (snapshot/capturer.py), the increment (snapshot/incremental.py).
 """
 
 from __future__ import annotations
@@ -35,18 +35,17 @@ from ..cdp.connection import CDPSession
 from ..core.files import ScreenshotOptions
 from ..core.policies import RESULT_CHARS
 from ..core.worlds import Worlds
-from ..errors import CDPEngineError
-from ..util.text_windows import window
 from .extended import find_extended
 from .node_path import DocTree
-from .roles import INTERACTIVE_ROLES, implicit_role
+from .occlusion import Occlusion
+from .page_content import ContentWindow, PageContent
+from .roles import INTERACTIVE_ROLES, INTERACTIVE_TAGS, implicit_role
 from .snapshot_doc import CONTENT_ATTRS, SnapshotDoc
 from .text_join import join_rendered
 
 if TYPE_CHECKING:
     from ..core.tab import Tab
 
-INTERACTIVE_TAGS = frozenset({"a", "button", "input", "textarea", "select", "option"})
 FORM_CONTROLS = frozenset({"input", "textarea", "select", "button", "meter", "output", "progress"})
 BUTTON_TYPES = frozenset({"submit", "reset", "button"})
 INPUT_TYPES = frozenset(
@@ -77,7 +76,6 @@ BLOCK_TAGS = frozenset(
 # contenteditable attribute.
 SPECIAL_TAGS = SEMANTIC_TAGS | INTERACTIVE_TAGS | frozenset({"iframe", "frame", "label"})
 PLAIN_CANDIDATES = frozenset({"div", "span"})
-CANDIDATE_TAGS = (INTERACTIVE_TAGS - {"option"}) | {"label"}  # options ride on their select's box
 # Semantic tags that are never interactive themselves: without a role, contenteditable or an attribute
 # from CONTENT_ATTRS, page_content shows them as the bare tag.
 PLAIN_SEMANTIC = SEMANTIC_TAGS - INTERACTIVE_TAGS - frozenset({"label", "iframe", "img"})
@@ -91,40 +89,8 @@ TAG_KIND: dict[str, str] = {
 OPEN_TAG = {t: f"{chr(10) if t in BLOCK_TAGS else ''}<{t}>" for t in PLAIN_SEMANTIC}
 CLOSE_TAG = {t: f"</{t}>{chr(10) if t in BLOCK_TAGS else ''}" for t in PLAIN_SEMANTIC}
 PAGE_CONTENT_CAP = RESULT_CHARS  # the default budget of page_content (core/policies.py; per call max_chars)
-ContentWindow = tuple[int, int]  # (offset, budget) of page_content in the folded text, in characters
-GRID = 256.0  # px, cell size of the occlusion grid (big cells: fewer registrations, short lists)
 TEXT_CAP = 200  # chars of text_content per element
 STAND_IN_ROLES = frozenset({"combobox", "textbox", "searchbox", "listbox", "spinbutton"})  # keyboard targets
-VERIFY_GROUP = "cdp-engine-verify"
-# Runs in the isolated world with the uncertain nodes as arguments: the first `clips` are elements that
-# lie wholly outside an ancestor's box (is anything left once the overflow-clipping ancestors they do not
-# escape by positioning have cut them?), the rest are boxes covering an element (null when clicks pass
-# through them, pointer-events:none; else the part their own clipping ancestors leave visible).
-VERIFY_SCRIPT = """function(clips, ...nodes) {
-  const up = (n) => n.parentElement || (n.parentNode instanceof ShadowRoot ? n.parentNode.host : null);
-  const visible = (e) => {
-    const r = e.getBoundingClientRect();
-    let [left, top, right, bottom] = [r.left, r.top, r.right, r.bottom];
-    const position = getComputedStyle(e).position;
-    let escaping = position === 'absolute';
-    for (let p = position === 'fixed' ? null : up(e); p; p = up(p)) {
-      const style = getComputedStyle(p);
-      if (!escaping && style.overflow !== 'visible' && p.localName !== 'body' && p.localName !== 'html') {
-        const c = p.getBoundingClientRect();
-        left = Math.max(left, c.left); top = Math.max(top, c.top);
-        right = Math.min(right, c.right); bottom = Math.min(bottom, c.bottom);
-      }
-      if (escaping && style.position !== 'static') escaping = false;
-      if (style.position === 'fixed') break;
-      if (style.position === 'absolute') escaping = true;
-    }
-    return [left, top, right, bottom];
-  };
-  return nodes.map((n, i) => {
-    if (i < clips) { const [l, t, r, b] = visible(n); return r <= l || b <= t; }
-    return getComputedStyle(n).pointerEvents === 'none' ? null : visible(n);
-  });
-}"""
 
 
 @dataclass
@@ -333,7 +299,7 @@ async def element_boxes(
     return boxes
 
 
-class StateBuilder:
+class StateBuilder(Occlusion, PageContent):
     """Joins the snapshots of one capture into the element index and page_content."""
 
     def __init__(
@@ -445,63 +411,6 @@ class StateBuilder:
         docs = self.docs.get(self.tab.main_frame_id)
         if docs:
             self._walk_doc(docs[0], docs)
-
-    def _emit(self, text: str) -> None:
-        if self.truncated:
-            return
-        self.content.append(text)
-        self.content_len += len(text)
-        if self.content_len > self.content_limit:
-            self._limit_reached()
-
-    def _limit_reached(self) -> None:
-        """Stop collecting once the folded text fills the cap; else collect the rest, scaled by how much
-        folding shrank the text so far."""
-        folded = len(_fold("".join(self.content)))
-        if folded > self.cap:  # one character past the window: enough to know more follows
-            self.truncated = True
-        else:
-            ratio = self.content_len / max(folded, 1)
-            self.content_limit = self.content_len + int((self.cap - folded) * ratio) + 1_000
-
-    def _in_view(self, doc: SnapshotDoc) -> tuple[set[int], dict[int, int]]:
-        """The boxes that meet the document's visible clip, found in one pass over its layout.
-
-        Returns the nodes with such a box plus all their ancestors (once page_content is full, only
-        these subtrees can still hold an indexable element), and the paint order of each such node's
-        first box (for occlusion).
-        """
-        cached = self._view.get(id(doc))
-        if cached is not None:
-            return cached
-        ox, oy = doc.offset
-        cx, cy, cw, ch = self.clip.get(id(doc), (0.0, 0.0, self.viewport[0], self.viewport[1]))
-        left, top, right, bottom = cx - ox, cy - oy, cx + cw - ox, cy + ch - oy
-        bounds, node_index, rects, paints, parent = (
-            doc.bounds,
-            doc.node_index,
-            doc.rects,
-            doc.paints,
-            doc.parent,
-        )
-        hits = [
-            li
-            for li, r in enumerate(bounds)
-            if r[1] < bottom and r[1] + r[3] > top and r[0] < right and r[0] + r[2] > left
-        ]
-        if doc.unrendered:  # boxes Chromium keeps but does not paint: neither shown nor covering
-            hits = [li for li in hits if node_index[li] not in doc.unrendered]
-        live: set[int] = set()
-        paint: dict[int, int] = {}
-        for li in hits:
-            ni = node_index[li]
-            if paints and rects[ni] is bounds[li]:
-                paint[ni] = paints[li]
-            while ni >= 0 and ni not in live:
-                live.add(ni)
-                ni = parent[ni]
-        self._view[id(doc)] = (live, paint)
-        return live, paint
 
     def _walk_doc(self, doc: SnapshotDoc, docs: list[SnapshotDoc]) -> None:
         """One linear pass over the pre-order node list; subtrees are skipped by jumping to their end.
@@ -819,72 +728,6 @@ class StateBuilder:
         rects = doc.rects
         return join_rendered([(text_of[c], rects.get(c)) for c in pieces])
 
-    def _occluded(self, doc: SnapshotDoc, node: int, box: tuple[float, float, float, float]) -> bool:
-        """Wholly covered by a later-painted element that lets no click through (pointer-events) and that
-        its own overflow-clipping ancestors leave over the element."""
-        x, y, w, h = box
-        x0, y0 = x - doc.offset[0], y - doc.offset[1]
-        for cover in self._covering(doc, node, box):
-            if cover in doc.no_pointer:
-                continue
-            rect = doc.cover_rect.get(cover)
-            if rect is None or (rect[0] <= x0 and rect[1] <= y0 and rect[2] >= x0 + w and rect[3] >= y0 + h):
-                return True
-        return False
-
-    def _covering(self, doc: SnapshotDoc, node: int, box: tuple[float, float, float, float]) -> list[int]:
-        """Later-painted boxes of the same document that wholly cover the element and are not inside it.
-
-        Only boxes containing the element's centre can cover it: a coarse grid over the viewport
-        finds them without scanning the page.
-        """
-        po = self._in_view(doc)[1].get(node)
-        if po is None:
-            return []
-        x, y, w, h = box
-        ox, oy = doc.offset
-        x0, y0, x1, y1 = x - ox, y - oy, x - ox + w, y - oy + h
-        grid = self._cover_grid(doc)
-        cell = (int((x0 + w / 2 + ox) // GRID), int((y0 + h / 2 + oy) // GRID))
-        found = []
-        for cpo, cx0, cy0, cx1, cy1, cnode in grid.get(cell, ()):
-            if cpo <= po:
-                break
-            if cx0 <= x0 and cy0 <= y0 and cx1 >= x1 and cy1 >= y1 and cnode != node:
-                p = doc.parent[cnode]
-                while p >= 0 and p != node:
-                    p = doc.parent[p]
-                if p != node:  # not the element's own content
-                    found.append(cnode)
-        return found
-
-    def _cover_grid(
-        self, doc: SnapshotDoc
-    ) -> dict[tuple[int, int], list[tuple[int, float, float, float, float, int]]]:
-        grid = self._grids.get(id(doc))
-        if grid is not None:
-            return grid
-        grid = {}
-        ox, oy = doc.offset
-        cx, cy, cw, ch = self.clip.get(id(doc), (0.0, 0.0, self.viewport[0], self.viewport[1]))
-        types, visibility, opacity = doc.types, doc.visibility, doc.opacity
-        for ni, po in self._in_view(doc)[1].items():
-            r = doc.rects[ni]
-            if types[ni] != 1 or r[2] <= 0 or r[3] <= 0 or ni in visibility:
-                continue
-            if opacity.get(ni, 1.0) == 0:
-                continue
-            vx0, vy0 = max(r[0] + ox, cx), max(r[1] + oy, cy)
-            vx1, vy1 = min(r[0] + ox + r[2], cx + cw), min(r[1] + oy + r[3], cy + ch)
-            item = (po, r[0], r[1], r[0] + r[2], r[1] + r[3], ni)
-            for gx in range(int(vx0 // GRID), int((vx1 - 0.001) // GRID) + 1):
-                for gy in range(int(vy0 // GRID), int((vy1 - 0.001) // GRID) + 1):
-                    grid.setdefault((gx, gy), []).append(item)
-        for items in grid.values():
-            items.sort(reverse=True)
-        self._grids[id(doc)] = grid
-        return grid
-
     @staticmethod
     def _offered(
         doc: SnapshotDoc, node: int, name: str, attrs: dict[str, str], role: str, box: tuple[float, float, float, float],
@@ -919,135 +762,6 @@ class StateBuilder:
         if p < 0 or not self._offered(doc, node, name, attrs, role, (0.0, 0.0, 0.0, 0.0), 1.0):
             return None
         return self.visible_box(doc, p)
-
-    def _uncertain(self, doc: SnapshotDoc) -> tuple[list[int], list[int]]:
-        """Possible index candidates the snapshot's geometry leaves open, and the styles that settle them.
-
-        Returns elements wholly outside an ancestor's box (clipped, if that ancestor clips its overflow and
-        they do not escape it by positioning) and boxes covering an element (no cover if they have
-        pointer-events:none). Ordinary pages have none of either.
-        """
-        clip_check: list[int] = []
-        cover_check: dict[int, None] = {}
-        transparent_page = 0.0 in doc.opacity.values()
-        types, names, rects, parent, flagged = doc.types, doc.names, doc.rects, doc.parent, doc.flagged
-        ox, oy = doc.offset
-        for node in self._in_view(doc)[1]:
-            name = names[node]
-            if types[node] != 1 or not (name in CANDIDATE_TAGS or node in flagged or node in doc.extended):
-                continue
-            r = rects[node]
-            if r[2] <= 0 or r[3] <= 0:
-                continue
-            x0, y0, x1, y1 = r[0], r[1], r[0] + r[2], r[1] + r[3]
-            p = parent[node]
-            while p >= 0:
-                c = rects.get(p)
-                if (
-                    c is not None
-                    and (x1 <= c[0] or y1 <= c[1] or x0 >= c[0] + c[2] or y0 >= c[1] + c[3])
-                    and names[p] != "body"
-                    and names[p] != "html"
-                ):
-                    clip_check.append(node)
-                    break
-                p = parent[p]
-            for cover in self._covering(doc, node, (r[0] + ox, r[1] + oy, r[2], r[3])):
-                cover_check[cover] = None
-            if transparent_page and self._opacity_product(doc, node) <= 0:
-                cover_check[node] = None  # transparent: offered only if it takes the pointer (_offered)
-        return clip_check, list(cover_check)
-
-    @staticmethod
-    def _opacity_product(doc: SnapshotDoc, node: int) -> float:
-        op, opacity, parent = 1.0, doc.opacity, doc.parent
-        while node >= 0 and op > 0:
-            op *= opacity.get(node, 1.0)
-            node = parent[node]
-        return op
-
-    async def verify(self) -> None:
-        """Settle the uncertain nodes of every document with one isolated-world call per frame.
-
-        A resolveNode burst and one callFunctionOn: two round trips, and only on pages that need them.
-        Without a usable isolated world (not installed yet, or gone with its document) one is asked for
-        first; only if that fails too does the geometry stand: not clipped, covered.
-        """
-        worlds = self.worlds
-        if worlds is None:
-            return
-        jobs = []
-        for docs in self.docs.values():
-            for doc in docs:
-                if id(doc) not in self.clip:
-                    continue  # never placed (a frame outside the page): nothing in it is indexed
-                clip_check, cover_check = self._uncertain(doc)
-                if clip_check or cover_check:
-                    ctx = worlds.get(doc.frame_id)
-                    self.verified += len(clip_check) + len(cover_check)
-                    jobs.append(self._verify_doc(worlds, doc, ctx, clip_check, cover_check))
-        if jobs:
-            await asyncio.gather(*jobs)
-
-    async def _verify_doc(
-        self, worlds: Worlds, doc: SnapshotDoc, ctx: int | None, clip_check: list[int], cover_check: list[int]
-    ) -> None:
-        result = await self._ask_styles(doc, ctx, clip_check + cover_check, len(clip_check)) if ctx else None
-        if result is None:  # the world was not installed yet, or went with its document: install it now
-            worlds.forget(doc.frame_id)
-            ctx = await worlds.ensure(doc.frame_id)
-            if ctx is None:
-                return
-            result = await self._ask_styles(doc, ctx, clip_check + cover_check, len(clip_check))
-            if result is None:
-                return
-        answers = result.get("result", {}).get("value")
-        nodes = clip_check + cover_check
-        if "exceptionDetails" in result or not isinstance(answers, list) or len(answers) != len(nodes):
-            return
-        doc.clipped.update(n for n, yes in zip(clip_check, answers, strict=False) if yes)
-        sx, sy = doc.scroll  # client coordinates of the frame -> its document's coordinates
-        for n, rect in zip(cover_check, answers[len(clip_check) :], strict=True):
-            if rect is None:
-                doc.no_pointer.add(n)
-            else:
-                doc.cover_rect[n] = (rect[0] + sx, rect[1] + sy, rect[2] + sx, rect[3] + sy)
-
-    @staticmethod
-    async def _ask_styles(doc: SnapshotDoc, ctx: int, nodes: list[int], clips: int) -> dict[str, Any] | None:
-        """VERIFY_SCRIPT's raw answer for the nodes, in the given world; None if the world or a node is gone."""
-        session = doc.session
-        try:
-            resolved = await asyncio.gather(
-                *[
-                    session.send(
-                        "DOM.resolveNode",
-                        {
-                            "backendNodeId": doc.backend[n],
-                            "executionContextId": ctx,
-                            "objectGroup": VERIFY_GROUP,
-                        },
-                    )
-                    for n in nodes
-                ]
-            )
-            ids = [r["object"]["objectId"] for r in resolved]
-            result = await session.send(
-                "Runtime.callFunctionOn",
-                {
-                    "objectId": ids[0],
-                    "functionDeclaration": VERIFY_SCRIPT,
-                    "arguments": [{"value": clips}, *({"objectId": i} for i in ids)],
-                    "returnByValue": True,
-                },
-            )
-        except CDPEngineError:
-            return None
-        finally:
-            session.send("Runtime.releaseObjectGroup", {"objectGroup": VERIFY_GROUP}).add_done_callback(
-                _quiet
-            )
-        return result
 
     def _index(
         self,
@@ -1205,33 +919,9 @@ class StateBuilder:
             elif el.descriptor["role"] is None:
                 el.descriptor["role"] = None
 
-    def page_content(self) -> str:
-        """The folded text's window (util.text_windows), with the marker when it is not the whole text.
-
-        Past the window's end the walk stopped collecting text (only the element index needs the rest), so
-        the marker says more follows without counting it."""
-        offset, limit = self.window
-        text = _fold("".join(self.content))
-        part = window(text, limit, offset, open_end=self.truncated)
-        if part.complete:
-            return part.text
-        how = f"Next: offset={part.end}." if part.more else "This is the end; offset=0 reads from the start."
-        return f"{part.text.rstrip(chr(10))}\n{part.marker('page_content', how)}"
-
-
-def _fold(text: str) -> str:
-    """Whitespace collapsed within each line; empty lines dropped."""
-    return "\n".join(line for line in [" ".join(line.split()) for line in text.split("\n")] if line)
-
-
 def settled_roles(elements: list[Element]) -> dict[tuple[str, int], str | None]:
     """The roles Accessibility settled for elements the HTML mapping left open, by (session id, backend id)."""
     return {(el.session.id or "", el.backend_node_id): el.descriptor["role"] for el in elements if not el.role_known}
-
-
-def _quiet(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()  # retrieved: a fire-and-forget release may fail when the target is gone
 
 
 def find_backend(doc: SnapshotDoc, backend: int) -> int | None:

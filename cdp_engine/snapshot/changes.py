@@ -19,7 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .capture import INTERACTIVE_TAGS, Capture
+from .capture import Capture
+from .roles import INTERACTIVE_TAGS
 
 # page_content marks an indexed element "[N]" right before its tag (capture.StateBuilder._element).
 MARKER = re.compile(r"\[\d+\](?=<)")

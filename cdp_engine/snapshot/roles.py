@@ -5,8 +5,10 @@ every entry against Chromium's own answer).
 
 from __future__ import annotations
 
-__all__ = ["INTERACTIVE_ROLES", "implicit_role"]
+__all__ = ["CANDIDATE_TAGS", "INTERACTIVE_ROLES", "INTERACTIVE_TAGS", "implicit_role"]
 
+INTERACTIVE_TAGS = frozenset({"a", "button", "input", "textarea", "select", "option"})
+CANDIDATE_TAGS = (INTERACTIVE_TAGS - {"option"}) | {"label"}  # options ride on their select's box
 # Roles that make an element interactive in the strict set (snapshot/extended.py adds widget roles beyond these).
 INTERACTIVE_ROLES = frozenset(
     {"button", "link", "menuitem", "checkbox", "radio", "switch", "textbox", "searchbox", "combobox", "listbox", "option"}
