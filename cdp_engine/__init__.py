@@ -9,7 +9,7 @@
 from .cdp.connection import CDPSession, Connection
 from .cdp.launcher import find_chromium
 from .core.browser import Browser, BrowserContext
-from .core.records import Dialog, Download, Frame, Response
+from .core.event_records import Dialog, Download, Frame, Response
 from .core.tab import Tab
 from .errors import (
     BrowserNotFoundError,

@@ -41,8 +41,8 @@ from ..errors import (
 )
 from ..util import activity
 from . import network, storage
+from .event_records import Download
 from .policies import NavigationPolicy
-from .records import Download
 from .tab import STOP_TIMEOUT, DialogPolicy, Tab
 
 log = logging.getLogger("cdp_engine.core")

@@ -23,7 +23,7 @@ from typing import Any, Literal, Protocol
 
 from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError, NavigationTimeoutError, TargetClosedError
-from .records import Dialog, Frame
+from .event_records import Dialog, Frame
 
 __all__ = [
     "LIFECYCLE_NAMES",

@@ -38,7 +38,7 @@ from . import lifecycle, network
 from .lifecycle import LifecycleWatcher, WaitUntil, wait_loaded
 
 if TYPE_CHECKING:
-    from .records import Response
+    from .event_records import Response
 
 E = TypeVar("E")
 

@@ -244,7 +244,7 @@ class Arming:
     @classmethod
     def in_call(cls, tab: Tab, session: CDPSession, context: int) -> Arming:
         """The arming a caller's own call in the page did (the index's direct actions arm the observer of
-        `context` in the call that then acts, index/direct.py): nothing is sent; `cancel()` still disarms."""
+        `context` in the call that then acts, index/one_call.py): nothing is sent; `cancel()` still disarms."""
         arming = cls.__new__(cls)
         arming.tab = tab
         arming.future = asyncio.get_running_loop().create_future()

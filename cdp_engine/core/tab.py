@@ -23,10 +23,10 @@ from ..cdp.connection import CDPSession, Connection
 from ..cdp.launcher import ChromiumProcess
 from ..errors import CDPEngineError, NavigationError, NavigationTimeoutError, ProtocolError, TargetClosedError
 from . import files, navigation, network, scripts, storage
+from .event_records import Dialog, Frame, Response
 from .lifecycle import SAME_DOCUMENT_TYPES, LifecycleWatcher, WaitUntil, check_wait_until
 from .marks import Mark
 from .policies import NavigationPolicy, PolicyError
-from .records import Dialog, Frame, Response
 
 log = logging.getLogger("cdp_engine.core")
 _E = TypeVar("_E")

@@ -1,6 +1,6 @@
 """Focus proven before typing: no key is sent until focus is on the element the action names.
 
-Every surface's text input (the index's input_text, its one-call path in index/direct.py, MCP's fill and
+Every surface's text input (the index's input_text, its one-call path in index/one_call.py, MCP's fill and
 append) runs FOCUS_FOR_TEXT on the element first and types only on 'ok'; focus_refusal words the rest.
 """
 

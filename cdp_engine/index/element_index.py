@@ -37,7 +37,7 @@ from ..snapshot.changes import Observation, index_changes
 from ..snapshot.extended import check_mode
 from ..util import activity, tracing
 from ..util.text_windows import check_budget, check_offset
-from . import direct, watch
+from . import one_call, watch
 from .actions import ActionValidationError, json_safe, parse_action
 from .perform import ActionError, Performer, check_usable
 
@@ -88,7 +88,7 @@ class ElementIndex:
         self.tab = tab
         self.capturer = StateCapturer(tab)
         observe(tab)  # the settle's observer in each document from its commit (with the capture's probe)
-        direct.install(tab)  # and the index's direct actions (index/direct.py)
+        one_call.install(tab)  # and the index's direct actions (index/one_call.py)
         self.current: Capture | None = None
         self.finished: dict[str, str] | None = None  # set by finish_task / fail_task
         self._lock = asyncio.Lock()

@@ -22,7 +22,7 @@ from ..errors import CDPEngineError, JavaScriptError
 from ..snapshot.capture import Capture, Element
 from ..snapshot.capturer import StateCapturer
 from ..snapshot.probes import ChangeProbes
-from . import direct
+from . import one_call
 from .extended_scripts import LISTBOX_ROLES, OPTION_OF_SCRIPT, SCROLL_INNER_SCRIPT
 
 if TYPE_CHECKING:
@@ -232,7 +232,7 @@ class Performer:
         await self.settle(click())
 
     async def _direct(self, action: dict[str, Any], capture: Capture) -> bool:
-        """input_text or select_option in one call when the page is provably the capture's (index/direct.py);
+        """input_text or select_option in one call when the page is provably the capture's (index/one_call.py);
         False, with nothing done, when it must take the long way (which also reports any refusal, in its order)."""
         element = capture.elements.get(action["element_index"])
         if element is None:
@@ -245,11 +245,11 @@ class Performer:
                 target = self._native_option(element, capture, action["option_index"])
         except ActionError:
             return False
-        planned = direct.plan(self.tab, capture, target) if target is not None else None
+        planned = one_call.plan(self.tab, capture, target) if target is not None else None
         if planned is None:
             return False
         if action["action"] == "input_text":
-            answer = await direct.send(self.tab, planned, "text", bool(action.get("overwrite", False)))
+            answer = await one_call.send(self.tab, planned, "text", bool(action.get("overwrite", False)))
             if answer is None:
                 return False
             if answer.get("readonly"):
@@ -262,7 +262,7 @@ class Performer:
             return True
 
         async def choose() -> Any:
-            answer = await direct.send(self.tab, planned, "option")
+            answer = await one_call.send(self.tab, planned, "option")
             if answer is None:
                 raise _TakeTheLongWay
             return answer["value"]
@@ -311,7 +311,7 @@ class Performer:
             await self._select_custom(element, capture, option_index)
             return
         option = await self.resolve(capture, option_index)
-        await self.settle(self.call(option, direct.CHOOSE_OPTION))
+        await self.settle(self.call(option, one_call.CHOOSE_OPTION))
 
     def _native_option(self, element: Element, capture: Capture, option_index: int) -> Element | None:
         """The option of a native select that select_option names (its refusals as ActionError); None for a

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from ..cdp.connection import CDPSession
 from ..core import emulation, files, network, observers
 from ..core.browser import Browser, BrowserContext
-from ..core.records import Dialog, Download
+from ..core.event_records import Dialog, Download
 from ..core.refs import RefRegistry
 from ..core.settle import observe
 from ..core.tab import Tab

@@ -13,8 +13,8 @@ import contextlib
 from typing import Any
 
 from ..core import lifecycle, observers
+from ..core.event_records import Download
 from ..core.navigation import where_now
-from ..core.records import Download
 from ..core.tab import Tab
 from ..errors import CDPEngineError, NavigationError, NavigationTimeoutError, ProtocolError
 from .envelope import ToolError

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..cdp.connection import CDPSession
 from ..core import observers, scripts
-from ..core.records import Download
+from ..core.event_records import Download
 from ..core.tab import Tab
 from ..core.worlds import Worlds
 from ..errors import CDPEngineError, JavaScriptError

@@ -3,7 +3,7 @@
 Why: an action that runs a script on an element (the index's input_text and select_option) needs the node
 in the page. DOM.resolveNode costs a round trip before the script can go out; a path read off the snapshot
 the state came from lets one call in the engine's isolated world find the node, check it is the one the
-state named and act (index/direct.py). The call trusts the path only while the document's change counter
+state named and act (index/one_call.py). The call trusts the path only while the document's change counter
 still reads what it read with the snapshot (then the DOM is the snapshot's), and checks each level's
 child count and the node's tag on the way; anything else sends the action the long way round.
 

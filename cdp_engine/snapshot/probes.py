@@ -40,7 +40,7 @@ PROBE_FUNCTION = """(still) => {
   // typing into a text field, a mutation, focus or hover); `values`, `targets`, `focus` and `hover` hold, per
   // field, mutated node or element, the count at its latest change.
   const p = {v: 1, other: 1, values: new Map(), targets: new Map(), focus: new Map(), hover: new Map()};
-  // The key alone is what an index's direct action compares in the page (index/direct.py).
+  // The key alone is what an index's direct action compares in the page (index/one_call.py).
   // While a finite animation of a property that shows, hides or moves something runs (a menu fading in), the
   // state can change with no event: every probe is then a new version, so no state is served from the cache
   // until it ends (endless ones, spinners, do not count). The same criterion as the settle's (settle_page.py).

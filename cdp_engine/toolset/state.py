@@ -25,7 +25,7 @@ from ..errors import CDPEngineError
 
 if TYPE_CHECKING:
     from ..core.browser import Browser, BrowserContext
-    from ..core.records import Download
+    from ..core.event_records import Download
     from ..core.tab import Tab
 
 log = logging.getLogger("cdp_engine.toolset")

@@ -1,4 +1,4 @@
-"""The index's direct script actions (index/direct.py): input_text and select_option in one call while the
+"""The index's direct script actions (index/one_call.py): input_text and select_option in one call while the
 page is provably the state's, the long way (arming, identity check, resolution, then the script) otherwise.
 Each case checks both what was sent and that the action hit the element the index named."""
 
