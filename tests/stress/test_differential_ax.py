@@ -57,15 +57,14 @@ async def test_the_served_tree_equals_a_full_capture(site: Any, tab: Any, contex
     names = [*CHANGES, *TREE_CHANGES, *INPUT_CHANGES, "other tab"]
     weights = [8 if n in ("type", "hover", "focus", "blur") else 1 for n in names]
     kinds: dict[str, int] = {}
-    hidden = False
     for step in range(STEPS):
         name = rng.choices(names, weights)[0]
-        if hidden:  # the page comes back to the front, as a harness switching tabs brings it back
-            await tab.session.send("Page.bringToFront")
-            hidden = False
+        # The page is in front at every step (as a harness brings its tab back), whatever put another tab there:
+        # the new tab at the start, the last step, or the worker's earlier tests; a hidden page is never served
+        # from the last tree, so a page left behind would test only full captures.
+        await tab.session.send("Page.bringToFront")
         if name == "other tab":  # the page is hidden behind another tab (and loses focus) for one step
             await other.session.send("Page.bringToFront")
-            hidden = True
         elif name in TREE_CHANGES:
             await tab.evaluate(f"({TREE_CHANGES[name]})({rng.random()})")
         else:
