@@ -138,6 +138,13 @@ class CaptureSource:
     shadow: bool  # page-made shadow content: its style sheets are out of the probe's sight, no increments
     snapshot_ms: float = 0.0  # what the full capture's snapshot cost (capturer.INCREMENT_WORTH)
     fields: dict[int, list[int]] = field(default_factory=dict)  # id(doc) -> its inputs and textareas (incremental)
+    # The version key the snapshots were taken at: the probe keeps what changed since (StateCapturer's hold).
+    key: tuple[Any, ...] = (None,)
+    trunc: int = -1  # the main document's node where page_content stopped collecting (-1: it did not, or elsewhere)
+    # Structural changes since the snapshots that the state provably does not show (incremental.beyond_reach): the
+    # snapshots no longer mirror the page beyond what the state shows, so nothing is patched into them any more.
+    stale: bool = False
+    reach: Any = None  # incremental.Reach once asked for (False: the state's reach cannot be described)
 
 
 @dataclass
@@ -325,6 +332,7 @@ class StateBuilder(Occlusion, PageContent):
         # indexable elements.
         self.content_limit = self.cap + self.cap // 4
         self.truncated = False
+        self.truncated_at: tuple[int, int] = (0, -1)  # (id(doc), node) where page_content stopped collecting
         self.clip: dict[int, tuple[float, float, float, float]] = {}  # id(doc) -> visible clip in viewport
         self._grids: dict[int, dict[tuple[int, int], list[tuple[int, float, float, float, float, int]]]] = {}
         self._by_node: dict[tuple[int, int], Element] = {}  # visible selects, for their options
@@ -466,6 +474,8 @@ class StateBuilder(Occlusion, PageContent):
                         if self.content_len > self.content_limit:
                             self._limit_reached()
                             truncated = self.truncated
+                            if truncated and self.truncated_at[1] < 0:
+                                self.truncated_at = (id(doc), i)
                 i += 1
                 continue
             if ntype != 1 and ntype != 9 and ntype != 11:  # not an element, document or shadow root
@@ -521,6 +531,8 @@ class StateBuilder(Occlusion, PageContent):
                 if tag_open:
                     emit(tag_open)
                 truncated = self.truncated
+                if truncated and self.truncated_at[1] < 0:
+                    self.truncated_at = (id(doc), i)
                 if tag_close is None:
                     i = end[i]  # element fully handled (form controls, options, iframes)
                     continue

@@ -27,7 +27,7 @@ from .capture import (
     state_hash,
 )
 from .extended import check_mode, find_extended
-from .incremental import build_on
+from .incremental import build_on, main_truncation, release_reach
 from .probes import ChangeProbes, SentProbes
 from .snapshot_doc import EXTENDED_STYLES, SNAPSHOT_STYLES, SnapshotDoc
 
@@ -50,7 +50,7 @@ class StateCapturer:
         self.last: Capture | None = None
         self.probes = ChangeProbes.of(tab)  # what the cache asks before it serves a state (snapshot/probes.py)
         self.worlds = self.probes.worlds
-        self.scrolled = False  # the engine may have scrolled an element since the last capture (invalidate)
+        self.epoch = tab.scroll_epoch  # Tab.scroll_epoch at the last capture: an input since may have scrolled
         self.increment_worth_ms = INCREMENT_WORTH  # 0: build on the last capture whenever it may (the tests do)
 
     def frame_sessions(self) -> list[tuple[str, CDPSession]]:
@@ -61,13 +61,12 @@ class StateCapturer:
 
     def invalidate(self, *, scrolled: bool = True) -> None:
         """Forget the cached state (after the engine itself acted on the page). `scrolled`: the action may have
-        scrolled an element (aimed a click, turned a wheel, pressed a key), whose scroll event comes with the next
-        frame and so may not be counted yet: the next state is then a full capture, never one built on the
-        last (docs/incremental.md). Typing into a field says False: the one element it may scroll into view
-        is the field, and the incremental state checks that field's box."""
+        scrolled an element, whose scroll event comes with the next frame: Tab.scroll_epoch moves, and the next
+        state (and tree) is a full capture (docs/incremental.md). Typing says False: the field's box is checked."""
         if self.last is not None:
             self.last.version_key = (None,)
-        self.scrolled = self.scrolled or scrolled
+        if scrolled:
+            self.tab.scroll_epoch += 1
 
     # ----- capture ----------------------------------------------------------------------------
 
@@ -88,7 +87,7 @@ class StateCapturer:
         `content`: the (offset, budget) of page_content in the page's text (util.text_windows); another one than the
         cached state's is a new capture. `interactive`: "strict" or "extended" (snapshot/extended.py); a cached
         state serves only its own set."""
-        t0 = time.perf_counter()
+        t0, epoch = time.perf_counter(), self.tab.scroll_epoch
         check_mode(interactive)
         options = screenshot_options(screenshot, quality=jpeg_quality)
         last = self.last
@@ -97,7 +96,7 @@ class StateCapturer:
         cacheable = ChangeProbes.key_is_stable(last.version_key) if last is not None else False
         # Built on the last capture only where that beats a full capture: a snapshot that cost little is taken again.
         buildable = (
-            last is not None and last.source is not None and not self.scrolled and not last.source.shadow
+            last is not None and last.source is not None and self.epoch == epoch and not last.source.shadow
             and last.source.snapshot_ms >= self.increment_worth_ms
         )  # fmt: skip
         if (
@@ -118,11 +117,12 @@ class StateCapturer:
         if capture is None:
             with gc_paused():  # the snapshot's lists are freed by refcount before the collector is back
                 capture = await self._capture(options, t0, content, interactive == "extended", sent)
-        if last is not None and last is not capture:
+        if last is not None and last is not capture and last.source is not capture.source:
+            release_reach(self.tab, last.source)
             last.source = None  # only the latest capture is built on
-        self.scrolled = False
+        self.epoch = epoch
         self.last = capture
-        self.probes.hold("state", capture.base_key if capture.source is not None else None)
+        self.probes.hold("state", capture.source.key if capture.source is not None else None)
         self.tab.last_timings = capture.timings
         return capture
 
@@ -331,7 +331,7 @@ class StateCapturer:
         tree = main_docs[0].tree() if main_docs else None
         source = CaptureSource(
             docs_by_session, oopif_owner, builder.clip, settled_roles(builder.elements), any_shadow,
-            (t_snapshot - t0) * 1000,
+            (t_snapshot - t0) * 1000, key=key, trunc=main_truncation(builder, main_docs),
         )  # fmt: skip
         return Capture(
             state, elements, key, viewport, timings, options, still, content, mode, region, title, tree, key, source

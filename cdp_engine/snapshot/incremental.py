@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+from bisect import bisect_left
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..core.scripts import retrieve_quietly
+from ..errors import CDPEngineError
 from .capture import Capture, CaptureSource, StateBuilder, settled_roles, state_hash
 from .probes import ChangeProbes, TypedField
 from .snapshot_doc import SnapshotDoc
@@ -44,19 +48,37 @@ async def build_on(
         return None
     if not asks:  # invalidated by an action that scrolled nothing, and nothing heard since
         return STANDS
-    answers = await asyncio.gather(*[probes.changes_since(fid, loader, v) for fid, loader, v in asks])
+    main = tab.main_frame_id
+    placeable = last.interactive == "strict" and source.trunc >= 0  # structural changes may be placed
+    answers = await asyncio.gather(
+        *[probes.changes_since(fid, loader, v, reach=placeable and fid == main) for fid, loader, v in asks]
+    )
     patches: list[tuple[SnapshotDoc, int, str]] = []
-    for (fid, _loader, _v), changes in zip(asks, answers, strict=True):
+    structural = 0
+    for (fid, loader, v), changes in zip(asks, answers, strict=True):
+        if changes is not None and changes.structural < 0:  # insertions or attribute changes: judged on the reach
+            reach = await state_reach(tab, worlds, last)
+            changes = None if reach is None else await probes.changes_since(fid, loader, v, reach=reach)
         if changes is None:
             return None
+        structural += changes.structural
         for typed in changes.fields:
             found = typed_node(source, fid, changes.total, typed)
             if found is None:
                 return None
             patches.append((*found, typed.value))
     url = tab.url
-    if not patches:  # only focus, hover or hidden subtrees changed
-        return STANDS if url == last.state["url"] else None
+    if structural and patches:
+        return None
+    if not patches:  # only focus, hover, hidden subtrees or changes beyond the state's reach
+        if url != last.state["url"]:
+            return None
+        if structural:
+            source.stale = True
+            last.tree = None  # node paths follow the page's children, which the snapshots no longer mirror
+        return STANDS
+    if source.stale:  # the snapshots no longer mirror the page beyond the state's reach: the walk may go there
+        return None
     t_build = time.perf_counter()
     for doc, node, value in patches:
         strings = doc.texts
@@ -82,7 +104,7 @@ async def build_on(
     elements = {el.index: el for el in builder.elements}
     source = CaptureSource(
         source.docs, source.oopif_owner, source.clip, {**source.roles, **settled_roles(builder.elements)}, False,
-        source.snapshot_ms, source.fields,
+        source.snapshot_ms, source.fields, source.key, main_truncation(builder, source.docs.get(main)),
     )  # fmt: skip
     return Capture(
         state, elements, key, last.viewport, timings, None, None, last.content, last.interactive, None, last.title,
@@ -110,3 +132,93 @@ def typed_node(source: CaptureSource, frame_id: str, count: int, field: TypedFie
                 return None
             return doc, node
     return None
+
+
+REACH_GROUP = "cdp-engine-reach"
+STAND_IN_TAGS = frozenset({"input", "textarea", "select"})
+
+
+@dataclass(frozen=True)
+class Reach:
+    """What the state shows of the main document, as the probe's since() judges structural changes against it
+    (probes.beyondReach): the node where page_content stopped (a remote object in the engine's world) and the
+    elements in the viewport's band then (docs/incremental.md)."""
+
+    trunc: str  # the remote object id of the node where page_content stopped collecting
+    args: dict[str, Any]  # snap, count, top, bottom, ranks, rects
+
+
+def main_truncation(builder: StateBuilder, main_docs: list[SnapshotDoc] | None) -> int:
+    """The main document's node where the walk stopped collecting page_content; -1 when it collected everything
+    or stopped elsewhere (in a frame, at a closing tag)."""
+    where, node = builder.truncated_at
+    if not main_docs or node < 0 or where != id(main_docs[0]):
+        return -1
+    return node
+
+
+async def state_reach(tab: Tab, worlds: Worlds, last: Capture) -> Reach | None:
+    """The last state's reach in the main document, described once per snapshot: None when it cannot be (the
+    node where page_content stopped is not the page's own, a pseudo-element box lies outside its element's rows,
+    a tiny field stands in the band: the state build places those by other boxes)."""
+    source = last.source
+    if source is None:
+        return None
+    if source.reach is None:
+        source.reach = await _describe_reach(tab, worlds, last, source) or False
+    return source.reach or None
+
+
+async def _describe_reach(tab: Tab, worlds: Worlds, last: Capture, source: CaptureSource) -> Reach | None:
+    docs = source.docs.get(tab.main_frame_id)
+    snap = next((part for part in source.key[1:] if part[0] == tab.main_frame_id), None)
+    if not docs or source.trunc < 0 or snap is None or not isinstance(snap[2], str):
+        return None
+    doc = docs[0]
+    trunc = source.trunc
+    if trunc in doc.pseudo or trunc in doc.shadow:
+        return None
+    types, shadow, pseudo, rects, parent = doc.types, doc.shadow, doc.pseudo, doc.rects, doc.parent
+    for node in pseudo:  # a pseudo-element is placed by its element: it must stay within its rows
+        r, host = rects.get(node), rects.get(parent[node])
+        if r is not None and (host is None or r[1] < host[1] or r[1] + r[3] > host[1] + host[3]):
+            return None
+    elements = [i for i, t in enumerate(types) if t == 1]
+    if shadow or pseudo:
+        elements = [i for i in elements if i not in shadow and i not in pseudo]
+    oy = doc.offset[1]
+    cy, ch = source.clip.get(id(doc), (0.0, 0.0, last.viewport[0], last.viewport[1]))[1::2]
+    top, bottom = cy - oy, cy + ch - oy  # the viewport's rows in page coordinates (StateBuilder._in_view)
+    low, high = top - 1, bottom + 1
+    node_index = doc.node_index
+    hits = {node_index[li] for li, r in enumerate(doc.bounds) if r[1] < high and r[1] + r[3] > low}
+    band = sorted(n for n in hits if types[n] == 1 and n not in shadow and n not in pseudo)
+    for n in band:
+        r = rects[n]
+        if (doc.names[n] in STAND_IN_TAGS or n in doc.flagged) and (r[2] <= 2 or r[3] <= 2):
+            return None
+    ranks = [bisect_left(elements, n) for n in band]
+    ctx = worlds.get(tab.main_frame_id, snap[1])
+    if ctx is None:
+        return None
+    try:
+        resolved = await doc.session.send(
+            "DOM.resolveNode",
+            {"backendNodeId": doc.backend[trunc], "executionContextId": ctx, "objectGroup": REACH_GROUP},
+        )
+        object_id = resolved["object"]["objectId"]
+    except (CDPEngineError, KeyError, TypeError):
+        return None
+    args = {
+        "snap": int(snap[2].partition(":")[0]), "count": len(elements), "top": top, "bottom": bottom,
+        "ranks": ranks, "rects": [list(rects[n]) for n in band],
+    }  # fmt: skip
+    return Reach(object_id, args)
+
+
+def release_reach(tab: Tab, source: CaptureSource | None) -> None:
+    """Let go of the remote node a dropped capture's reach held (fire and forget)."""
+    if source is not None and source.reach and not tab.session.closed:
+        tab.session.send("Runtime.releaseObject", {"objectId": source.reach.trunc}).add_done_callback(
+            retrieve_quietly
+        )

@@ -100,6 +100,18 @@ async def test_changes_inside_a_hidden_subtree_leave_the_state_standing(site: An
     assert await check(tab) == "full"
 
 
+async def test_a_control_named_by_a_label_in_view_is_no_hidden_change(site: Any, tab: Any) -> None:
+    # A <label for> is indexed when a control with that id exists, shown or not: a control added to (or renamed
+    # in) a hidden subtree changes the state outside it.
+    await opened(site, tab)
+    await tab.evaluate("document.body.insertAdjacentHTML('afterbegin', '<label for=later>Later</label>')")
+    assert await check(tab) == "full"
+    await tab.evaluate("document.getElementById('hidden').insertAdjacentHTML('beforeend', '<input id=later>')")
+    assert await check(tab) == "full"
+    await tab.evaluate("document.getElementById('later').id = 'renamed'")
+    assert await check(tab) == "full"
+
+
 async def test_a_hover_that_reveals_content_means_a_full_capture(site: Any, tab: Any) -> None:
     await opened(site, tab)
     box = await tab.evaluate("(() => { const r = document.getElementById('hot').getBoundingClientRect(); return [r.x + 5, r.y + 5]; })()")

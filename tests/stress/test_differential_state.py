@@ -21,11 +21,11 @@ import orjson
 import pytest
 
 from cdp_engine import ElementIndex
-from cdp_engine.snapshot.capture import Capture
+from cdp_engine.snapshot.capture import PAGE_CONTENT_CAP, Capture
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
 
-STEPS = int(os.environ.get("CDP_ENGINE_DIFF_STEPS", "400"))  # over both pages
+STEPS = int(os.environ.get("CDP_ENGINE_DIFF_STEPS", "450"))  # over the three pages
 SEED = os.environ.get("CDP_ENGINE_DIFF_SEED")
 NEXT_FRAME = "new Promise(done => { requestAnimationFrame(() => done()); setTimeout(done, 100); })"
 
@@ -45,6 +45,9 @@ li.hot:hover > .more { display: inline; }
 .gone { display: none; }
 .faint { opacity: 0; }
 .hid { visibility: hidden; }
+.pad { padding: 3px 0; outline: 1px solid #c00; }
+#rows > tr:last-child td { padding-bottom: 4px; }
+#rows > tr:last-of-type { background: #eee; }
 """
 
 
@@ -111,7 +114,14 @@ CHANGES: dict[str, str] = {
     "focus": "(r) => { pick('.field, button, a').focus(); }",
     "blur": "(r) => { if (document.activeElement) document.activeElement.blur(); }",
     "check": "(r) => { document.getElementById('agree').click(); }",
+    "pad": "(r) => { pick('tr, td, p, li, a').classList.toggle('pad'); }",
+    "grow row": "(r) => { const td = pick('#rows td'); td.style.height = td.style.height ? '' : `${20 + Math.floor(r * 40)}px`; }",
+    "append text": "(r) => { pick('#rows td').append(` more ${Math.floor(r * 100)}`); }",
+    "insert after": "(r) => { const tr = pick('#rows > tr'); tr.insertAdjacentHTML('afterend', `<tr><td>After ${Math.floor(r * 100)}</td><td><a href='#a'>after</a></td></tr>`); }",
 }
+# Changes that reach beyond what a state shows when page_content stops early (the truncated page's run).
+STRUCTURAL = ("insert row", "append row", "insert after", "toggle class", "pad", "grow row", "append text", "edit text",
+              "set title", "set aria-label", "style display", "style visibility", "toggle hidden attr")
 INPUT_CHANGES = ("type", "hover", "resize")
 HELPERS = "const pick = (s) => { const all = document.querySelectorAll(s); return all[Math.floor(ARG * all.length)] || all[0]; };"
 
@@ -141,25 +151,32 @@ def canonical(capture: Capture) -> tuple[bytes, list[tuple[int, int, tuple[float
     return orjson.dumps(state, option=orjson.OPT_SORT_KEYS), elements
 
 
-@pytest.mark.parametrize("shadow", [False, True], ids=["light", "shadow"])
-async def test_incremental_state_equals_a_full_capture(site: Any, tab: Any, shadow: bool) -> None:
+@pytest.mark.parametrize("page", ["light", "shadow", "truncated"])
+async def test_incremental_state_equals_a_full_capture(site: Any, tab: Any, page: str) -> None:
+    """`truncated`: a page_content window of 3,000 characters, so page_content stops in the table and the
+    structural changes below it (insertions, classes, text) are judged against what the state shows."""
     seed = int(SEED) if SEED else random.randrange(1 << 30)
     rng = random.Random(seed)
-    url = site.add(f"/diff-{'shadow' if shadow else 'light'}.html", big_page(400, shadow=shadow))
+    shadow = page == "shadow"
+    url = site.add(f"/diff-{page}.html", big_page(400, shadow=shadow))
+    window = (0, 3_000) if page == "truncated" else (0, PAGE_CONTENT_CAP)
     await tab.goto(url)
     capturer = ElementIndex.of(tab).capturer
     capturer.increment_worth_ms = 0.0  # build on the last state whenever the probe allows, whatever it saves
-    await capturer.capture(screenshot=False)
+    await capturer.capture(screenshot=False, content=window)
     names = [*CHANGES, *INPUT_CHANGES]
-    # Typing and hidden changes are what the increment is for: weighted so a run exercises it often.
-    weights = [6 if n in ("type", "hover", "focus") or n.startswith("hidden") else 1 for n in names]
+    # Typing and hidden changes are what the increment is for: weighted so a run exercises it often; on the
+    # truncated page, the changes beyond what the state shows.
+    often = STRUCTURAL if page == "truncated" else ("type", "hover", "focus", "hidden text", "hidden insert",
+                                                      "hidden remove", "hidden attribute")
+    weights = [6 if n in often else 1 for n in names]
     kinds: dict[str, int] = {}
-    steps = max(STEPS // 2, 10)  # per page
+    steps = max(STEPS // 3, 10)  # per page
     for step in range(steps):
         name = rng.choices(names, weights)[0]
         await apply(tab, rng, name)
-        served = await capturer.capture(screenshot=False)
-        full = await capturer.capture_full()
+        served = await capturer.capture(screenshot=False, content=window)
+        full = await capturer.capture_full(content=window)
         how = next((k for k in ("incremental", "cached") if served.timings.get(k)), "full")
         kinds[how] = kinds.get(how, 0) + 1
         if canonical(served) != canonical(full):

@@ -1,0 +1,180 @@
+"""Structural changes beyond what the state shows leave it standing (docs/incremental.md, "A structural change
+lies beyond what the state shows"); anything that reaches page_content, the viewport or the rules that look
+backwards means a full capture.
+
+Each case changes a long page and checks how the state was served and that it equals a full capture byte for
+byte, with the same element behind each index. The random differential test (its truncated page) is
+tests/stress/test_differential_state.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+
+from cdp_engine import ElementIndex
+from cdp_engine.snapshot.capture import Capture
+
+pytestmark = pytest.mark.asyncio
+
+NEXT_FRAME = "new Promise(done => { requestAnimationFrame(() => done()); setTimeout(done, 100); })"
+SHORT = (0, 1_000)  # page_content stops in the viewport (row 25 or so)
+LONG = (0, 6_000)  # page_content stops well below it (row 100 or so)
+
+
+def page(style: str = "") -> str:
+    rows = "".join(
+        f'<div class="row" id="r{i}" style="height: 20px">Row {i} of the long list <a href="#r{i}">link {i}</a></div>'
+        for i in range(300)
+    )
+    return (
+        "<!doctype html><html><head><style>body { margin: 0; font: 14px sans-serif; } .pad { padding: 4px; }"
+        f" .gone {{ display: none; }} {style}</style></head><body>"
+        '<header><input id="q" placeholder="Search"> <button id="go">Go</button></header>'
+        f'<main id="list">{rows}</main><footer>The end</footer></body></html>'
+    )
+
+
+def state_bytes(capture: Capture) -> bytes:
+    keys = ("url", "page_content", "element_index", "state_hash")
+    return orjson.dumps({k: capture.state[k] for k in keys}, option=orjson.OPT_SORT_KEYS)
+
+
+async def opened(site: Any, tab: Any, window: tuple[int, int], style: str = "") -> Any:
+    await tab.goto(site.add(f"/structural-{abs(hash(style))}.html", page(style)))
+    await tab.session.send(
+        "Emulation.setDeviceMetricsOverride", {"width": 1000, "height": 720, "deviceScaleFactor": 1, "mobile": False}
+    )
+    capturer = ElementIndex.of(tab).capturer
+    capturer.increment_worth_ms = 0.0  # build on the last state whenever the probe allows, whatever it saves
+    await capturer.capture(screenshot=False, content=window)
+    return capturer
+
+
+async def change(tab: Any, script: str) -> None:
+    await tab.evaluate(script)
+    await tab.evaluate(NEXT_FRAME)
+
+
+async def served(capturer: Any, window: tuple[int, int]) -> tuple[str, Capture]:
+    """How the state was served, after checking it equals a full capture."""
+    got = await capturer.capture(screenshot=False, content=window)
+    full = await capturer.capture_full(content=window)
+    assert state_bytes(got) == state_bytes(full)
+    assert [(i, e.backend_node_id, e.box) for i, e in sorted(got.elements.items())] == [
+        (i, e.backend_node_id, e.box) for i, e in sorted(full.elements.items())
+    ]
+    return next((k for k in ("incremental", "cached") if got.timings.get(k)), "full"), got
+
+
+async def test_a_class_toggled_far_below_leaves_the_state_standing(site: Any, tab: Any) -> None:
+    capturer = await opened(site, tab, SHORT)
+    await change(tab, "document.getElementById('r200').classList.toggle('pad')")
+    how, state = await served(capturer, SHORT)
+    assert how == "incremental"
+    assert state.tree is None  # the snapshot no longer mirrors the page: no node paths
+    await change(tab, "document.getElementById('r150').classList.toggle('pad')")
+    assert (await served(capturer, SHORT))[0] == "incremental"
+    await change(tab, "document.getElementById('r200').classList.toggle('pad')")
+    assert (await served(capturer, SHORT))[0] == "incremental"
+
+
+async def test_rows_appended_and_text_changed_far_below_too(site: Any, tab: Any) -> None:
+    capturer = await opened(site, tab, SHORT)
+    for i in range(3):
+        await change(tab, f"document.getElementById('list').insertAdjacentHTML('beforeend', '<div class=row>New {i} <a href=#n>new</a></div>')")
+        assert (await served(capturer, SHORT))[0] == "incremental"
+    await change(tab, "document.getElementById('r250').firstChild.data = 'Row 250, edited '")
+    assert (await served(capturer, SHORT))[0] == "incremental"
+
+
+async def test_a_change_page_content_shows_means_a_full_capture(site: Any, tab: Any) -> None:
+    capturer = await opened(site, tab, LONG)
+    await change(tab, "document.getElementById('r60').classList.toggle('pad')")  # below the viewport, in the text
+    assert (await served(capturer, LONG))[0] == "full"
+    await change(tab, "document.getElementById('r280').classList.toggle('pad')")
+    assert (await served(capturer, LONG))[0] == "incremental"
+
+
+async def test_a_change_in_the_viewport_means_a_full_capture(site: Any, tab: Any) -> None:
+    capturer = await opened(site, tab, SHORT)
+    await change(tab, "document.getElementById('r32').classList.toggle('pad')")  # in view (row 32 of 36), past page_content's end
+    assert (await served(capturer, SHORT))[0] == "full"
+    await change(tab, "document.getElementById('r32').querySelector('a').textContent = 'renamed'")
+    assert (await served(capturer, SHORT))[0] == "full"
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        '<div style="position: fixed; top: 0; left: 0; width: 80px; height: 80px; background: #fff"></div>',
+        '<div style="position: absolute; top: 30px; left: 200px"><button>Moved up</button></div>',
+        '<div style="margin-top: -6000px"><a href="#x">pulled up</a></div>',
+    ],
+    ids=["fixed", "absolute", "negative-margin"],
+)
+async def test_a_box_brought_into_view_means_a_full_capture(site: Any, tab: Any, html: str) -> None:
+    capturer = await opened(site, tab, SHORT)
+    await change(tab, f"document.getElementById('r250').insertAdjacentHTML('afterend', {html!r})")
+    assert (await served(capturer, SHORT))[0] == "full"
+
+
+async def test_a_removal_means_a_full_capture(site: Any, tab: Any) -> None:
+    capturer = await opened(site, tab, SHORT)
+    await change(tab, "document.getElementById('r250').remove()")
+    assert (await served(capturer, SHORT))[0] == "full"
+
+
+@pytest.mark.parametrize(
+    "style",
+    [
+        # A row far below hides the first row's link, moving no box: only the rule check sees it.
+        "main:has(.pad) > .row:first-child a { visibility: hidden; }",
+        # Whatever a query asks, a block that grows may answer it otherwise: any container query rules it out.
+        "main { container-type: inline-size; } @container (min-width: 10px) { .row a { margin-left: 1px; } }",
+    ],
+    ids=["has", "container-query"],
+)
+async def test_rules_that_reach_back_mean_a_full_capture(site: Any, tab: Any, style: str) -> None:
+    capturer = await opened(site, tab, SHORT, style)
+    await change(tab, "document.getElementById('r250').classList.toggle('pad')")
+    assert (await served(capturer, SHORT))[0] == "full"
+
+
+async def test_counters_reach_every_later_element(site: Any, tab: Any) -> None:
+    # The fixed button after the list shows how many rows are shown: hiding one far below changes its text.
+    style = ("body { counter-reset: row; } .row { counter-increment: row; } footer { position: fixed; bottom: 0; }"
+             " #total::before { content: counter(row); }")
+    capturer = await opened(site, tab, SHORT, style)
+    await change(tab, "document.querySelector('footer').innerHTML = '<button id=total></button>'")
+    assert (await served(capturer, SHORT))[0] == "full"
+    await change(tab, "document.getElementById('r250').classList.toggle('gone')")
+    how, state = await served(capturer, SHORT)
+    assert how == "full"
+    assert any(d["text_content"] == "299" for d in state.state["element_index"].values())
+
+
+async def test_last_child_rules_look_back_one_row(site: Any, tab: Any) -> None:
+    # The row before an appended one loses :last-child: it is the change's beginning, still far below.
+    capturer = await opened(site, tab, SHORT, ".row:last-child { padding-bottom: 10px; } .row:last-of-type { margin: 2px; }")
+    await change(tab, "document.getElementById('list').insertAdjacentHTML('beforeend', '<div class=row>New</div>')")
+    assert (await served(capturer, SHORT))[0] == "incremental"
+
+
+async def test_after_a_structural_change_typing_and_actions_take_the_long_way(site: Any, tab: Any) -> None:
+    index = ElementIndex.of(tab)
+    capturer = await opened(site, tab, SHORT)
+    await change(tab, "document.getElementById('r200').classList.toggle('pad')")
+    assert (await served(capturer, SHORT))[0] == "incremental"
+    await tab.evaluate("document.getElementById('q').focus()")
+    await tab.session.send("Input.insertText", {"text": "a"})
+    assert (await served(capturer, SHORT))[0] == "full"  # nothing is patched into a stale snapshot
+    await change(tab, "document.getElementById('list').insertAdjacentHTML('beforeend', '<div class=row>More</div>')")
+    assert (await served(capturer, SHORT))[0] == "incremental"
+    state = await index.state(screenshot=False, max_chars=SHORT[1])
+    field = next(k for k, d in state["element_index"].items() if d["attributes"]["placeholder"] == "Search")
+    after = await index.act({"action": "input_text", "element_index": int(field), "text": "hello"}, screenshot=False)
+    assert "error" not in after
+    assert await tab.evaluate("document.getElementById('q').value") == "ahello"  # appended to what was typed
