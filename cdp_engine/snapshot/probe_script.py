@@ -479,6 +479,7 @@ PROBE_FUNCTION = """(still) => {
       if (!(where & FOLLOWING) || (where & INSIDE)) return false;  // page_content may hold it
     }
     // Every element's box now: those the snapshot lacks and those outside the band then must lie outside it now.
+    // The walk stops first after the band's last element, so a change that reaches the band costs no full scan.
     const all = document.getElementsByTagName('*');
     const n = all.length, sx = scrollX, sy = scrollY;
     const top = reach.top - 1, bottom = reach.bottom + 1;  // a pixel of margin: boxes that only touch it count
@@ -486,23 +487,35 @@ PROBE_FUNCTION = """(still) => {
       && r.top + sy < bottom && r.top + sy + r.height > top;
     const ranks = reach.ranks, rects = reach.rects, fresh = added.length ? new Set(added) : null;
     const band = [];
-    let j = 0, k = 0, next = ranks.length ? ranks[0] : -1;
-    for (let i = 0; i < n; i++) {
-      const e = all[i];
-      if (fresh !== null && fresh.has(e)) {
-        const inner = e.getElementsByTagName('*').length;
-        for (let q = i; q <= i + inner; q++) if (inBand(all[q].getBoundingClientRect())) return false;
-        i += inner;
-        continue;
+    let i = 0, j = 0, k = 0;
+    // False when a box outside the band then is in it now. Kept to locals: it runs once per element of the page.
+    const scan = (until) => {
+      let at = i, place = j, found = k, next = found < ranks.length ? ranks[found] : -1;
+      try {
+        for (; at < n && found < until; at++) {
+          const e = all[at];
+          if (fresh !== null && fresh.has(e)) {
+            const inner = e.getElementsByTagName('*').length;
+            for (let q = at; q <= at + inner; q++) if (inBand(all[q].getBoundingClientRect())) return false;
+            at += inner;
+            continue;
+          }
+          const r = e.getBoundingClientRect();
+          if (place === next) {
+            band.push([e, rects[found], [r.left + sx, r.top + sy, r.width, r.height]]);
+            next = ++found < ranks.length ? ranks[found] : -1;
+          } else {
+            const y = r.top + sy, h = r.height;
+            if (y < bottom && y + h > top && (r.top !== 0 || h !== 0 || r.left !== 0 || r.width !== 0)) return false;
+          }
+          place++;
+        }
+        return true;
+      } finally {
+        i = at; j = place; k = found;
       }
-      const r = e.getBoundingClientRect();
-      if (j === next) {
-        band.push([e, rects[k], [r.left + sx, r.top + sy, r.width, r.height]]);
-        next = ++k < ranks.length ? ranks[k] : -1;
-      } else if (inBand(r)) return false;
-      j++;
-    }
-    if (j !== reach.count || k !== ranks.length) return false;  // the snapshot's elements are not these
+    };
+    if (!scan(ranks.length) || k !== ranks.length) return false;
     // Every element in the band lies before each change, holds it (and then is no index candidate, whose text
     // would hold it) or lies beyond what it restyles (counters reach every later element); its box is the same,
     // or it only grew or shrank in height, covering and clipping the others as it did, and is neither an index
@@ -529,7 +542,8 @@ PROBE_FUNCTION = """(still) => {
           || candidate(e) || FRAMES.has(e.localName)) return false;
       for (const [, r] of kept) if (holds(then, r) !== holds(now, r) || apart(then, r) !== apart(now, r)) return false;
     }
-    return true;
+    // The rest of the page, and its elements must be the snapshot's: as many, once those added since are set aside.
+    return scan(Infinity) && j === reach.count;
   };
   globalThis.__cdpEngineProbe = p;
   return 0;
