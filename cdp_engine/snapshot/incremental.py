@@ -171,8 +171,9 @@ async def state_reach(tab: Tab, worlds: Worlds, last: Capture) -> Reach | None:
 
 async def _describe_reach(tab: Tab, worlds: Worlds, last: Capture, source: CaptureSource) -> Reach | None:
     docs = source.docs.get(tab.main_frame_id)
-    snap = next((part for part in source.key[1:] if part[0] == tab.main_frame_id), None)
-    if not docs or source.trunc < 0 or snap is None or not isinstance(snap[2], str):
+    loader = tab.frames[tab.main_frame_id].loader_id if tab.main_frame_id in tab.frames else ""
+    snap = ChangeProbes.count_in(source.key, tab.main_frame_id, loader)
+    if not docs or source.trunc < 0 or snap is None:
         return None
     doc = docs[0]
     trunc = source.trunc
@@ -198,7 +199,7 @@ async def _describe_reach(tab: Tab, worlds: Worlds, last: Capture, source: Captu
         if (doc.names[n] in STAND_IN_TAGS or n in doc.flagged) and (r[2] <= 2 or r[3] <= 2):
             return None
     ranks = [bisect_left(elements, n) for n in band]
-    ctx = worlds.get(tab.main_frame_id, snap[1])
+    ctx = worlds.get(tab.main_frame_id, loader)
     if ctx is None:
         return None
     try:
@@ -210,7 +211,7 @@ async def _describe_reach(tab: Tab, worlds: Worlds, last: Capture, source: Captu
     except (CDPEngineError, KeyError, TypeError):
         return None
     args = {
-        "snap": int(snap[2].partition(":")[0]), "count": len(elements), "top": top, "bottom": bottom,
+        "snap": snap, "count": len(elements), "top": top, "bottom": bottom,
         "ranks": ranks, "rects": [list(rects[n]) for n in band],
     }  # fmt: skip
     return Reach(object_id, args)

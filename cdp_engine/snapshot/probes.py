@@ -260,14 +260,17 @@ class ChangeProbes:
 
     def _floor(self, frame_id: str, loader_id: str, version: int) -> int:
         """The oldest count any view holds for a frame's document, at most `version`."""
-        floor = version
-        for key in self._holds.values():
-            for part in key[1:]:
-                if part[0] == frame_id and part[1] == loader_id and isinstance(part[2], str):
-                    count = part[2].partition(":")[0]
-                    if count.isdigit():
-                        floor = min(floor, int(count))
-        return floor
+        counts = [ChangeProbes.count_in(key, frame_id, loader_id) for key in self._holds.values()]
+        return min([version, *[c for c in counts if c is not None]])
+
+    @staticmethod
+    def count_in(key: tuple[Any, ...], frame_id: str, loader_id: str) -> int | None:
+        """A frame document's change count in a version key (None: the key has no count for it)."""
+        for part in key[1:]:
+            if part[0] == frame_id and part[1] == loader_id:
+                count = _count_and_rest(part[2])[0]
+                return int(count) if count.isdigit() else None
+        return None
 
     async def changes_since(
         self, frame_id: str, loader_id: str, version: int, *, reach: Reach | bool = False
@@ -335,10 +338,17 @@ class ChangeProbes:
         for (fid, loader, now), (then_fid, then_loader, then) in zip(key[1:], base[1:], strict=True):
             if fid != then_fid or loader != then_loader:
                 return None
-            count_now, _, where_now = str(now).partition(":")
-            count_then, _, where_then = str(then).partition(":")
+            count_now, where_now = _count_and_rest(now)
+            count_then, where_then = _count_and_rest(then)
             if where_now != where_then:
                 return None
             if count_now != count_then:
                 moved.append((fid, loader, int(count_then)))
         return moved
+
+
+def _count_and_rest(value: Any) -> tuple[str, str]:
+    """A frame's probe answer in a version key, split: its change count, and the rest (the window's scroll and
+    size, focus, the visual viewport; PROBE_FUNCTION's key())."""
+    count, _, rest = str(value).partition(":")
+    return count, rest
