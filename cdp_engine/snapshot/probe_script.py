@@ -478,72 +478,71 @@ PROBE_FUNCTION = """(still) => {
       const where = trunc.compareDocumentPosition(b);
       if (!(where & FOLLOWING) || (where & INSIDE)) return false;  // page_content may hold it
     }
-    // Every element's box now: those the snapshot lacks and those outside the band then must lie outside it now.
-    // The walk stops first after the band's last element, so a change that reaches the band costs no full scan.
+    // The snapshot's elements, each by its place among them (those added since set aside): the band's first.
     const all = document.getElementsByTagName('*');
-    const n = all.length, sx = scrollX, sy = scrollY;
-    const top = reach.top - 1, bottom = reach.bottom + 1;  // a pixel of margin: boxes that only touch it count
-    const inBand = (r) => (r.left !== 0 || r.top !== 0 || r.width !== 0 || r.height !== 0)
-      && r.top + sy < bottom && r.top + sy + r.height > top;
-    const ranks = reach.ranks, rects = reach.rects, fresh = added.length ? new Set(added) : null;
-    const band = [];
-    let i = 0, j = 0, k = 0;
-    // False when a box outside the band then is in it now. Kept to locals: it runs once per element of the page.
-    const scan = (until) => {
-      let at = i, place = j, found = k, next = found < ranks.length ? ranks[found] : -1;
-      try {
-        for (; at < n && found < until; at++) {
-          const e = all[at];
-          if (fresh !== null && fresh.has(e)) {
-            const inner = e.getElementsByTagName('*').length;
-            for (let q = at; q <= at + inner; q++) if (inBand(all[q].getBoundingClientRect())) return false;
-            at += inner;
-            continue;
-          }
-          const r = e.getBoundingClientRect();
-          if (place === next) {
-            band.push([e, rects[found], [r.left + sx, r.top + sy, r.width, r.height]]);
-            next = ++found < ranks.length ? ranks[found] : -1;
-          } else {
-            const y = r.top + sy, h = r.height;
-            if (y < bottom && y + h > top && (r.top !== 0 || h !== 0 || r.left !== 0 || r.width !== 0)) return false;
-          }
-          place++;
-        }
-        return true;
-      } finally {
-        i = at; j = place; k = found;
-      }
-    };
-    if (!scan(ranks.length) || k !== ranks.length) return false;
+    const n = all.length, ranks = reach.ranks, fresh = added.length ? new Set(added) : null;
+    const band = [];  // [element, its box then]
+    let place = 0;
+    for (let at = 0, found = 0; at < n; at++) {
+      const e = all[at];
+      if (fresh !== null && fresh.has(e)) { at += e.getElementsByTagName('*').length; continue; }
+      if (place === ranks[found]) band.push([e, reach.rects[found++]]);
+      place++;
+    }
+    if (place !== reach.count || band.length !== ranks.length) return false;  // they are not the snapshot's
     // Every element in the band lies before each change, holds it (and then is no index candidate, whose text
-    // would hold it) or lies beyond what it restyles (counters reach every later element); its box is the same,
-    // or it only grew or shrank in height, covering and clipping the others as it did, and is neither an index
-    // candidate nor a frame. (Text boxes place nothing a state shows: page_content follows the tree, and only
-    // elements cover others.)
-    const same = (a, b) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3];
-    const holds = (o, r) => o[0] <= r[0] && o[1] <= r[1] && o[0] + o[2] >= r[0] + r[2] && o[1] + o[3] >= r[1] + r[3];
-    const apart = (o, r) => r[0] + r[2] <= o[0] || r[1] + r[3] <= o[1] || r[0] >= o[0] + o[2] || r[1] >= o[1] + o[3];
-    const meets = (r) => r[1] < reach.bottom && r[1] + r[3] > reach.top;
+    // would hold it) or lies beyond what it restyles (counters reach every later element). Judged before any
+    // box is read: a change that reaches the band costs no scan.
     const counted = anyCounters();
-    const kept = [], grown = [];
-    for (const entry of band) {
-      const e = entry[0];
+    for (const [e] of band) {
       for (const b of begins) {
         const where = e.compareDocumentPosition(b);
         if (where & FOLLOWING) {
           if ((where & INSIDE) && candidate(e)) return false;
         } else if (counted || b.parentNode.contains(e)) return false;
       }
-      (same(entry[1], entry[2]) ? kept : grown).push(entry);
     }
-    for (const [e, then, now] of grown) {
-      if (then[0] !== now[0] || then[1] !== now[1] || then[2] !== now[2] || meets(then) !== meets(now)
+    // Every element's box now (once per element of the page: kept to locals): the band's are kept; any other,
+    // and any the snapshot lacks, must lie outside the band (a pixel of margin: boxes that only touch it count).
+    const sx = scrollX, sy = scrollY, top = reach.top - 1, bottom = reach.bottom + 1;
+    const inBand = (r) => {
+      const y = r.top + sy, h = r.height;
+      return y < bottom && y + h > top && (r.top !== 0 || h !== 0 || r.left !== 0 || r.width !== 0);
+    };
+    const now = [];
+    for (let at = 0, seen = 0, found = 0, next = ranks.length ? ranks[0] : -1; at < n; at++) {
+      const e = all[at];
+      if (fresh !== null && fresh.has(e)) {
+        const inner = e.getElementsByTagName('*').length;
+        for (let q = at; q <= at + inner; q++) if (inBand(all[q].getBoundingClientRect())) return false;
+        at += inner;
+        continue;
+      }
+      const r = e.getBoundingClientRect();
+      if (seen === next) {
+        now.push([r.left + sx, r.top + sy, r.width, r.height]);
+        next = ++found < ranks.length ? ranks[found] : -1;
+      } else {
+        const y = r.top + sy, h = r.height;  // inBand(r), inlined: this line runs for every element
+        if (y < bottom && y + h > top && (r.top !== 0 || h !== 0 || r.left !== 0 || r.width !== 0)) return false;
+      }
+      seen++;
+    }
+    // Each element in the band has the same box, or only grew or shrank in height, covering and clipping the
+    // others as it did, and is neither an index candidate nor a frame. (Text boxes place nothing a state shows:
+    // page_content follows the tree, and only elements cover others.)
+    const same = (a, b) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3];
+    const holds = (o, r) => o[0] <= r[0] && o[1] <= r[1] && o[0] + o[2] >= r[0] + r[2] && o[1] + o[3] >= r[1] + r[3];
+    const apart = (o, r) => r[0] + r[2] <= o[0] || r[1] + r[3] <= o[1] || r[0] >= o[0] + o[2] || r[1] >= o[1] + o[3];
+    const meets = (r) => r[1] < reach.bottom && r[1] + r[3] > reach.top;
+    const kept = [], grown = [];
+    band.forEach(([e, then], index) => (same(then, now[index]) ? kept : grown).push([e, then, now[index]]));
+    for (const [e, then, box] of grown) {
+      if (then[0] !== box[0] || then[1] !== box[1] || then[2] !== box[2] || meets(then) !== meets(box)
           || candidate(e) || FRAMES.has(e.localName)) return false;
-      for (const [, r] of kept) if (holds(then, r) !== holds(now, r) || apart(then, r) !== apart(now, r)) return false;
+      for (const [, r] of kept) if (holds(then, r) !== holds(box, r) || apart(then, r) !== apart(box, r)) return false;
     }
-    // The rest of the page, and its elements must be the snapshot's: as many, once those added since are set aside.
-    return scan(Infinity) && j === reach.count;
+    return true;
   };
   globalThis.__cdpEngineProbe = p;
   return 0;
