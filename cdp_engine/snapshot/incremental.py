@@ -141,7 +141,7 @@ STAND_IN_TAGS = frozenset({"input", "textarea", "select"})
 @dataclass(frozen=True)
 class Reach:
     """What the state shows of the main document, as the probe's since() judges structural changes against it
-    (probes.beyondReach): the node where page_content stopped (a remote object in the engine's world) and the
+    (probe_script's beyondReach): the node where page_content stopped (a remote object in the engine's world) and the
     elements in the viewport's band then (docs/incremental.md)."""
 
     trunc: str  # the remote object id of the node where page_content stopped collecting

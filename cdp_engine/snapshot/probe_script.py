@@ -269,18 +269,34 @@ PROBE_FUNCTION = """(still) => {
     return true;
   };
   const readSheet = (sheet, kind, out) => { try { return sheetCompounds(sheet.cssRules, kind, out); } catch (e) { return false; } };
+  // What `compute` finds in the page's sheets, kept under `name` while their rule counts stay; `failed` when a
+  // sheet cannot be read.
   const sheetAnswers = {};
-  // The compounds of a kind in the page's sheets, or null when any of its changes may restyle anything.
-  const kindCompounds = (kind) => {
+  const bySheets = (name, compute, failed) => {
     const sheets = [...document.styleSheets, ...(document.adoptedStyleSheets || [])];
     let key;
-    try { key = sheets.map((x) => x.cssRules.length).join(','); } catch (e) { return null; }
-    const known = sheetAnswers[kind];
+    try { key = sheets.map((x) => x.cssRules.length).join(','); } catch (e) { return failed; }
+    const known = sheetAnswers[name];
     if (known && known[0] === key) return known[1];
-    const out = [];
-    const answer = sheets.every((x) => readSheet(x, kind, out)) ? [...new Set(out)] : null;
-    sheetAnswers[kind] = [key, answer];
+    let answer;
+    try { answer = compute(sheets); } catch (e) { answer = failed; }
+    sheetAnswers[name] = [key, answer];
     return answer;
+  };
+  // The compounds of a kind in the page's sheets, or null when any of its changes may restyle anything.
+  const kindCompounds = (kind) => bySheets(kind, (sheets) => {
+    const out = [];
+    return sheets.every((x) => readSheet(x, kind, out)) ? [...new Set(out)] : null;
+  }, null);
+  // Whether any rule of the page's sheets (imported and nested ones included) passes `test`.
+  const anyRule = (name, test) => {
+    const walk = (rules) => {
+      for (const r of rules) {
+        if (test(r) || (r.styleSheet && walk(r.styleSheet.cssRules)) || (r.cssRules && walk(r.cssRules))) return true;
+      }
+      return false;
+    };
+    return bySheets(name, (sheets) => sheets.some((x) => walk(x.cssRules)), true);
   };
   // Whether a change of `kind` on `elements` may restyle something: some element or ancestor matches a compound.
   const restyles = (kind, elements) => {
@@ -392,7 +408,7 @@ PROBE_FUNCTION = """(still) => {
     return {count: all.length, fields: info, hidden, focus: focus.length > 0, structural};
   };
   // Whether insertions and attribute or text changes lie beyond everything the state shows (docs/incremental.md):
-  // after the node where page_content stopped (reach.trunc), after every element in the viewport's band, and
+  // after the node where page_content stopped (reach.trunc), reaching no element in the viewport's band, and
   // moving no box into the band or within it, but for the blocks around them that only grew or shrank.
   // `reach`: snap (the snapshot's count), count (its elements), top and bottom (the band: the viewport, in page
   // coordinates), ranks and rects (each element in the band then: its place among the document's elements in
@@ -410,37 +426,12 @@ PROBE_FUNCTION = """(still) => {
     || ['::before', '::after'].some((where) => !['static', 'relative'].includes(getComputedStyle(e, where).position));
   // Rules whose reach no node's place bounds: container queries (a block that grows restyles what it holds),
   // @scope, reversed counters (an item added at the end renumbers those before it).
-  const unbounded = (rules) => {
-    for (const r of rules) {
-      if (r instanceof CSSContainerRule || (typeof CSSScopeRule !== 'undefined' && r instanceof CSSScopeRule)) return true;
-      if (r.style && (r.style.counterReset || '').includes('reversed')) return true;
-      if (r.styleSheet) { try { if (unbounded(r.styleSheet.cssRules)) return true; } catch (e) { return true; } }
-      if (r.cssRules && unbounded(r.cssRules)) return true;
-    }
-    return false;
-  };
+  const anyUnbounded = () => anyRule(' unbounded', (r) => r instanceof CSSContainerRule
+    || (typeof CSSScopeRule !== 'undefined' && r instanceof CSSScopeRule)
+    || (!!r.style && (r.style.counterReset || '').includes('reversed')));
   // Counters carry a change to every later element that shows one (generated content).
-  const counters = (rules) => {
-    for (const r of rules) {
-      if (r.style && (r.style.counterIncrement || r.style.counterSet || r.style.counterReset)) return true;
-      if (r.styleSheet) { try { if (counters(r.styleSheet.cssRules)) return true; } catch (e) { return true; } }
-      if (r.cssRules && counters(r.cssRules)) return true;
-    }
-    return false;
-  };
-  const sheetAnswer = (name, test) => {
-    const sheets = [...document.styleSheets, ...(document.adoptedStyleSheets || [])];
-    let key;
-    try { key = sheets.map((x) => x.cssRules.length).join(','); } catch (e) { return true; }
-    const known = sheetAnswers[name];
-    if (known && known[0] === key) return known[1];
-    let answer;
-    try { answer = sheets.some((x) => test(x.cssRules)); } catch (e) { answer = true; }
-    sheetAnswers[name] = [key, answer];
-    return answer;
-  };
-  const anyUnbounded = () => sheetAnswer(' unbounded', unbounded);
-  const anyCounters = () => sheetAnswer(' counters', counters);
+  const anyCounters = () => anyRule(' counters',
+    (r) => !!r.style && !!(r.style.counterIncrement || r.style.counterSet || r.style.counterReset));
   const beyondReach = (reach, changed, inserted, added) => {
     const trunc = reach.trunc;
     if (!trunc || !trunc.isConnected || trunc.getRootNode() !== document) return false;
