@@ -10,10 +10,14 @@ to a full capture, byte for byte.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from bisect import bisect_left
 from dataclasses import dataclass
+from math import ceil, floor, inf
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from ..core.scripts import retrieve_quietly
 from ..errors import CDPEngineError
@@ -135,6 +139,7 @@ def typed_node(source: CaptureSource, frame_id: str, count: int, field: TypedFie
 
 
 REACH_GROUP = "cdp-engine-reach"
+REACH_IDS = itertools.count(1)  # each Reach its own: the probe keeps what it found for one (its band's elements)
 STAND_IN_TAGS = frozenset({"input", "textarea", "select"})
 
 
@@ -145,7 +150,7 @@ class Reach:
     elements in the viewport's band then (docs/incremental.md)."""
 
     trunc: str  # the remote object id of the node where page_content stopped collecting
-    args: dict[str, Any]  # snap, count, top, bottom, ranks, rects
+    args: dict[str, Any]  # id, snap, count, top, bottom, ranks, rects, cands (sent once: the probe keeps them)
 
 
 def main_truncation(builder: StateBuilder, main_docs: list[SnapshotDoc] | None) -> int:
@@ -211,10 +216,65 @@ async def _describe_reach(tab: Tab, worlds: Worlds, last: Capture, source: Captu
     except (CDPEngineError, KeyError, TypeError):
         return None
     args = {
-        "snap": snap, "count": len(elements), "top": top, "bottom": bottom,
-        "ranks": ranks, "rects": [list(rects[n]) for n in band],
+        "id": next(REACH_IDS), "snap": snap, "count": len(elements), "top": top, "bottom": bottom,
+        "ranks": ranks, "rects": [list(rects[n]) for n in band], "cands": orjson.dumps(whole_subtrees(doc, elements, band)).decode(),  # text: one value to pass, parsed in the page
     }  # fmt: skip
     return Reach(object_id, args)
+
+
+WHOLE_AT_LEAST = 2  # a subtree of fewer elements costs as much to judge by its box as to read
+
+
+def whole_subtrees(doc: SnapshotDoc, elements: list[int], band: list[int]) -> list[float]:
+    """The subtrees the probe may judge by one box (beyondReach's pruning, docs/incremental.md): the element
+    children of the band's ancestors that hold no band element, each as its rank among `elements`, how many
+    elements it holds, its box then (y, width, height; height -1 when no box lies anywhere in it) and how far
+    every layout box in it reached then (top, bottom, rounded outwards), flat, in tree order. Empty when the
+    snapshot's layout boxes are not in tree order (each subtree's boxes are read as one run of them)."""
+    layout = doc.node_index
+    if layout != sorted(layout):
+        return []
+    parent, types, end, rects, shadow, pseudo = doc.parent, doc.types, doc.end, doc.rects, doc.shadow, doc.pseudo
+    spine: set[int] = set()
+    for n in band:
+        up = parent[n]
+        while up >= 0 and up not in spine:
+            spine.add(up)
+            up = parent[up]
+    held = spine.union(band)
+    placed = [0] * (len(parent) + 1)  # placed[i]: how many of `elements` come before node i
+    for e in elements:
+        placed[e + 1] = 1
+    placed = list(itertools.accumulate(placed))
+    # An all-zero box is no box (collapsed white space; the probe's band test skips those too).
+    tops = [r[1] if r[0] or r[1] or r[2] or r[3] else inf for r in doc.bounds]
+    bottoms = [r[1] + r[3] if r[0] or r[1] or r[2] or r[3] else -inf for r in doc.bounds]
+    kids: list[int] = []  # the spine's children (each next sibling is where the one before it ends)
+    for s in spine:
+        child, stop = s + 1, end[s]
+        while child < stop:
+            kids.append(child)
+            child = end[child]
+    kids = sorted(c for c in kids if types[c] == 1 and c not in held and c not in shadow and c not in pseudo)
+    # Per child, at C speed where it can be: its place, how many elements it holds, its run of layout boxes.
+    ends = [end[c] for c in kids]
+    ranks = [placed[c] for c in kids]
+    inners = [placed[e] - r - 1 for e, r in zip(ends, ranks, strict=True)]
+    runs = [(bisect_left(layout, c), bisect_left(layout, e)) for c, e in zip(kids, ends, strict=True)]
+    out: list[float] = []
+    for c, rank, inner, (lo, hi) in zip(kids, ranks, inners, runs, strict=True):
+        if lo == hi:
+            if inner:
+                out += (rank, inner, 0, 0, -1, 0, 0)
+            continue
+        box = rects.get(c)
+        if box is None or inner < WHOLE_AT_LEAST:
+            continue
+        top = min(tops[lo:hi])
+        if top == inf:  # boxes, all empty: white space whose collapsing the text around may change
+            continue
+        out += (rank, inner, box[1], box[2], box[3], floor(top), ceil(max(bottoms[lo:hi])))
+    return out
 
 
 def release_reach(tab: Tab, source: CaptureSource | None) -> None:

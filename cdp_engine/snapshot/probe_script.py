@@ -9,6 +9,8 @@ half changes without the other.
 
 from __future__ import annotations
 
+from .probe_reach import REACH_FUNCTIONS
+
 __all__ = ["PROBE_FUNCTION", "PROBE_SCRIPT", "STILL_PROBE_SCRIPT"]
 
 # Runs in an isolated world of each frame: counts every change a state could depend on. With `still`
@@ -17,7 +19,8 @@ __all__ = ["PROBE_FUNCTION", "PROBE_SCRIPT", "STILL_PROBE_SCRIPT"]
 # running or pending animation or transition, SMIL animation, a canvas, a playing video, a plugin, an image
 # of a format that may animate), else "1" and the number of animations in effect (a Web Animation that ran
 # and stayed filled between two probes changes it).
-PROBE_FUNCTION = """(still) => {
+PROBE_FUNCTION = (
+    """(still) => {
   const s = globalThis.__cdpEngineProbe;
   // Scroll and resize events fire a frame late (an out-of-process frame's first resize can come after its
   // size was read): read the offsets and sizes instead. The visual viewport (size and offset) rides along,
@@ -84,7 +87,8 @@ PROBE_FUNCTION = """(still) => {
   // attribute of the node itself changed (its own style may then differ, not only its children's), whether
   // that attribute names something elsewhere (id, for, form, name) and whether children were removed. Added
   // nodes are remembered too (p.added: where a structural change begins, and which elements a snapshot lacks);
-  // p.removed is the count at the latest element removal. A form control's id decides whether a <label> far
+  // p.removed is the count at the latest element removal. Whether a `style` or `align` attribute changed is kept
+  // too: it may have floated the element, or stopped floating it (beyondReach's pruning). A form control's id decides whether a <label> far
   // away is a control's label (the state build's labelled ids): adding, removing or renaming one is a change
   // p.since() cannot place.
   const TARGETS = 256;
@@ -92,16 +96,18 @@ PROBE_FUNCTION = """(still) => {
   const LABELLED_IDS = 'input[id],textarea[id],select[id],button[id],meter[id],output[id],progress[id]';
   const labels = (n) => n.nodeType === 1 && (n.matches(LABELLED_IDS) || n.querySelector(LABELLED_IDS) !== null);
   const NAMING = new Set(['id', 'for', 'form', 'name']);
+  const INLINE_LAYOUT = new Set(['style', 'align']);  // attributes that may float an element by themselves
   p.added = new Map();
   p.removed = 0;
   const observer = new MutationObserver((records) => {
     p.v++;
     if (p.targets.size + records.length > TARGETS) { p.other = p.v; p.targets.clear(); p.added.clear(); return; }
     for (const r of records) {
-      const seen = p.targets.get(r.target) || [0, false, false, false];
-      let naming = seen[2], removal = seen[3];
+      const seen = p.targets.get(r.target) || [0, false, false, false, false];
+      let naming = seen[2], removal = seen[3], inline = seen[4];
       if (r.type === 'attributes') {
         naming = naming || NAMING.has(r.attributeName);
+        inline = inline || INLINE_LAYOUT.has(r.attributeName);
         if (r.attributeName === 'id' && r.target.matches(LABELLED)) p.other = p.v;
       } else if (r.type === 'childList') {
         for (const n of r.addedNodes) { p.added.set(n, p.v); if (labels(n)) p.other = p.v; }
@@ -111,7 +117,7 @@ PROBE_FUNCTION = """(still) => {
           if (labels(n)) p.other = p.v;
         }
       }
-      p.targets.set(r.target, [p.v, seen[1] || r.type === 'attributes', naming, removal]);
+      p.targets.set(r.target, [p.v, seen[1] || r.type === 'attributes', naming, removal, inline]);
     }
     if (p.added.size > TARGETS) { p.other = p.v; p.added.clear(); }
   });
@@ -353,6 +359,7 @@ PROBE_FUNCTION = """(still) => {
   // true, the answer is {reach: true} when they are all that stands in the way (the engine then sends what
   // its state shows: beyondReach); an object, beyondReach() judges them.
   p.since = (v0, floor, reach) => {
+    if (reach && reach.cands) p.cands = [reach.id, JSON.parse(reach.cands)];  // sent once per reach (pruning)
     if (p.other > v0) return null;
     const fields = [];
     for (const [field, v] of p.values) {
@@ -362,11 +369,13 @@ PROBE_FUNCTION = """(still) => {
     }
     let hidden = 0;
     const changed = [], parents = new Set();  // attribute or text changes; nodes whose children were added
-    for (const [node, [v, attributes, naming, removal]] of p.targets) {
+    let inlined = false;  // a style or align attribute changed
+    for (const [node, [v, attributes, naming, removal, inline]] of p.targets) {
       if (v <= v0) { if (v <= floor) p.targets.delete(node); continue; }
       if (!node.isConnected) continue;  // removed since: its parent's change says where
       if (hiddenRoot(node, !attributes) !== null) { hidden++; continue; }
       if (!reach || naming || removal) return null;
+      inlined = inlined || inline;
       if (attributes || node.nodeType !== 1) changed.push(node);
       else parents.add(node);
     }
@@ -393,7 +402,7 @@ PROBE_FUNCTION = """(still) => {
     if (structural) {
       if (fields.length) return null;
       if (reach === true) return {reach: true};
-      if (p.removed > reach.snap || !beyondReach(reach, changed, inserted, added)) return null;
+      if (p.removed > reach.snap || !beyondReach(reach, changed, inserted, added, inlined)) return null;
     }
     // Each field by its place among the document's text fields in tree order (the engine counts the same in its
     // snapshot, and checks the count, the tag and the box), its value and its box in page coordinates.
@@ -407,136 +416,11 @@ PROBE_FUNCTION = """(still) => {
     }
     return {count: all.length, fields: info, hidden, focus: focus.length > 0, structural};
   };
-  // Whether insertions and attribute or text changes lie beyond everything the state shows (docs/incremental.md):
-  // after the node where page_content stopped (reach.trunc), reaching no element in the viewport's band, and
-  // moving no box into the band or within it, but for the blocks around them that only grew or shrank.
-  // `reach`: snap (the snapshot's count), count (its elements), top and bottom (the band: the viewport, in page
-  // coordinates), ranks and rects (each element in the band then: its place among the document's elements in
-  // tree order, and its box), trunc. `added`: the elements added since the snapshot (it does not hold them).
-  const BARRED = new Set(['style', 'link', 'meta', 'base', 'title', 'iframe', 'frame', 'frameset', 'object', 'embed',
-                          'form', 'input', 'select', 'textarea', 'option', 'optgroup', 'datalist', 'label', 'fieldset',
-                          'legend', 'details', 'summary', 'dialog', 'slot', 'template', 'html', 'head', 'body']);
-  const CANDIDATE = 'a,button,input,textarea,select,option,label,[contenteditable]';
-  const ROLES = new Set(['button', 'link', 'menuitem', 'checkbox', 'radio', 'switch', 'textbox', 'searchbox',
-                         'combobox', 'listbox', 'option']);
-  const candidate = (e) => e.matches(CANDIDATE) || ROLES.has((e.getAttribute('role') || '').trim().toLowerCase().split(' ')[0]);
-  const FRAMES = new Set(['iframe', 'frame', 'object', 'embed']);  // a box that places a document
-  const FOLLOWING = Node.DOCUMENT_POSITION_FOLLOWING, INSIDE = Node.DOCUMENT_POSITION_CONTAINED_BY;
-  const barred = (e) => BARRED.has(e.localName) || e.localName.includes('-') || !!e.shadowRoot
-    || ['::before', '::after'].some((where) => !['static', 'relative'].includes(getComputedStyle(e, where).position));
-  // Rules whose reach no node's place bounds: container queries (a block that grows restyles what it holds),
-  // @scope, reversed counters (an item added at the end renumbers those before it).
-  const anyUnbounded = () => anyRule(' unbounded', (r) => r instanceof CSSContainerRule
-    || (typeof CSSScopeRule !== 'undefined' && r instanceof CSSScopeRule)
-    || (!!r.style && (r.style.counterReset || '').includes('reversed')));
-  // Counters carry a change to every later element that shows one (generated content).
-  const anyCounters = () => anyRule(' counters',
-    (r) => !!r.style && !!(r.style.counterIncrement || r.style.counterSet || r.style.counterReset));
-  const beyondReach = (reach, changed, inserted, added) => {
-    const trunc = reach.trunc;
-    if (!trunc || !trunc.isConnected || trunc.getRootNode() !== document) return false;
-    if (kindCompounds('subtree') === null || anyUnbounded() || document.querySelector('ol[reversed]')) return false;
-    for (const a of p.animations()) if (a.timeline && !(a.timeline instanceof DocumentTimeline)) return false;
-    const last = kindCompounds('last') === null, lastType = kindCompounds('lastType') === null;
-    const nthLast = kindCompounds('nthLast') === null;
-    // The sibling before `n` that rules about last children may restyle once `n` follows it.
-    const before = (n) => {
-      if (nthLast) return n.parentNode.firstChild;
-      let b = n;
-      if (lastType && n.nodeType === 1) {
-        for (let s = n.previousElementSibling; s; s = s.previousElementSibling) if (s.localName === n.localName) { b = s; break; }
-      }
-      const previous = last && n.previousElementSibling;
-      return previous && previous.compareDocumentPosition(b) & FOLLOWING ? previous : b;
-    };
-    // Where each change begins to reach (it restyles that node's subtree and the siblings after it, with theirs):
-    // the changed node; an inserted node, or the sibling before it that rules about last children restyle.
-    const begins = [];
-    for (const n of changed) {
-      if (n.getRootNode() !== document || (n.nodeType === 1 && barred(n))) return false;
-      begins.push(n);
-    }
-    for (const n of inserted) {
-      if (n.getRootNode() !== document) return false;
-      if (n.nodeType === 1) {
-        if (barred(n)) return false;
-        for (const e of n.querySelectorAll('*')) if (barred(e)) return false;
-      }
-      begins.push(before(n));
-    }
-    for (const b of begins) {
-      if (b.parentElement && b.parentElement.closest('[dir=auto i], bdi')) return false;  // its text sets a direction
-      const where = trunc.compareDocumentPosition(b);
-      if (!(where & FOLLOWING) || (where & INSIDE)) return false;  // page_content may hold it
-    }
-    // The snapshot's elements, each by its place among them (those added since set aside): the band's first.
-    const all = document.getElementsByTagName('*');
-    const n = all.length, ranks = reach.ranks, fresh = added.length ? new Set(added) : null;
-    const band = [];  // [element, its box then]
-    let place = 0;
-    for (let at = 0, found = 0; at < n; at++) {
-      const e = all[at];
-      if (fresh !== null && fresh.has(e)) { at += e.getElementsByTagName('*').length; continue; }
-      if (place === ranks[found]) band.push([e, reach.rects[found++]]);
-      place++;
-    }
-    if (place !== reach.count || band.length !== ranks.length) return false;  // they are not the snapshot's
-    // Every element in the band lies before each change, holds it (and then is no index candidate, whose text
-    // would hold it) or lies beyond what it restyles (counters reach every later element). Judged before any
-    // box is read: a change that reaches the band costs no scan.
-    const counted = anyCounters();
-    for (const [e] of band) {
-      for (const b of begins) {
-        const where = e.compareDocumentPosition(b);
-        if (where & FOLLOWING) {
-          if ((where & INSIDE) && candidate(e)) return false;
-        } else if (counted || b.parentNode.contains(e)) return false;
-      }
-    }
-    // Every element's box now (once per element of the page: kept to locals): the band's are kept; any other,
-    // and any the snapshot lacks, must lie outside the band (a pixel of margin: boxes that only touch it count).
-    const sx = scrollX, sy = scrollY, top = reach.top - 1, bottom = reach.bottom + 1;
-    const inBand = (r) => {
-      const y = r.top + sy, h = r.height;
-      return y < bottom && y + h > top && (r.top !== 0 || h !== 0 || r.left !== 0 || r.width !== 0);
-    };
-    const now = [];
-    for (let at = 0, seen = 0, found = 0, next = ranks.length ? ranks[0] : -1; at < n; at++) {
-      const e = all[at];
-      if (fresh !== null && fresh.has(e)) {
-        const inner = e.getElementsByTagName('*').length;
-        for (let q = at; q <= at + inner; q++) if (inBand(all[q].getBoundingClientRect())) return false;
-        at += inner;
-        continue;
-      }
-      const r = e.getBoundingClientRect();
-      if (seen === next) {
-        now.push([r.left + sx, r.top + sy, r.width, r.height]);
-        next = ++found < ranks.length ? ranks[found] : -1;
-      } else {
-        const y = r.top + sy, h = r.height;  // inBand(r), inlined: this line runs for every element
-        if (y < bottom && y + h > top && (r.top !== 0 || h !== 0 || r.left !== 0 || r.width !== 0)) return false;
-      }
-      seen++;
-    }
-    // Each element in the band has the same box, or only grew or shrank in height, covering and clipping the
-    // others as it did, and is neither an index candidate nor a frame. (Text boxes place nothing a state shows:
-    // page_content follows the tree, and only elements cover others.)
-    const same = (a, b) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3];
-    const holds = (o, r) => o[0] <= r[0] && o[1] <= r[1] && o[0] + o[2] >= r[0] + r[2] && o[1] + o[3] >= r[1] + r[3];
-    const apart = (o, r) => r[0] + r[2] <= o[0] || r[1] + r[3] <= o[1] || r[0] >= o[0] + o[2] || r[1] >= o[1] + o[3];
-    const meets = (r) => r[1] < reach.bottom && r[1] + r[3] > reach.top;
-    const kept = [], grown = [];
-    band.forEach(([e, then], index) => (same(then, now[index]) ? kept : grown).push([e, then, now[index]]));
-    for (const [e, then, box] of grown) {
-      if (then[0] !== box[0] || then[1] !== box[1] || then[2] !== box[2] || meets(then) !== meets(box)
-          || candidate(e) || FRAMES.has(e.localName)) return false;
-      for (const [, r] of kept) if (holds(then, r) !== holds(box, r) || apart(then, r) !== apart(box, r)) return false;
-    }
-    return true;
-  };
-  globalThis.__cdpEngineProbe = p;
+"""
+    + REACH_FUNCTIONS
+    + """  globalThis.__cdpEngineProbe = p;
   return 0;
 }"""
+)
 PROBE_SCRIPT = f"({PROBE_FUNCTION})(false)"
 STILL_PROBE_SCRIPT = f"({PROBE_FUNCTION})(true)"

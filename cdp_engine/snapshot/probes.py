@@ -297,6 +297,8 @@ class ChangeProbes:
                      "arguments": [{"value": int(version)}, {"value": floor}, {"value": reach.args}]},
                     timeout=5.0,
                 )  # fmt: skip
+                if "exceptionDetails" not in answer:
+                    reach.args.pop("cands", None)  # the probe keeps them for the snapshot (p.cands)
             else:
                 answer = await frame.session.send(
                     "Runtime.evaluate",

@@ -42,11 +42,14 @@ def state_bytes(capture: Capture) -> bytes:
     return orjson.dumps({k: capture.state[k] for k in keys}, option=orjson.OPT_SORT_KEYS)
 
 
-async def opened(site: Any, tab: Any, window: tuple[int, int], style: str = "") -> Any:
+async def opened(site: Any, tab: Any, window: tuple[int, int], style: str = "", script: str = "") -> Any:
+    """The long page with `style`, `script` run on it, and its first state (a full capture)."""
     await tab.goto(site.add(f"/structural-{abs(hash(style))}.html", page(style)))
     await tab.session.send(
         "Emulation.setDeviceMetricsOverride", {"width": 1000, "height": 720, "deviceScaleFactor": 1, "mobile": False}
     )
+    if script:
+        await tab.evaluate(script)
     capturer = ElementIndex.of(tab).capturer
     capturer.increment_worth_ms = 0.0  # build on the last state whenever the probe allows, whatever it saves
     await capturer.capture(screenshot=False, content=window)
@@ -178,3 +181,83 @@ async def test_after_a_structural_change_typing_and_actions_take_the_long_way(si
     after = await index.act({"action": "input_text", "element_index": int(field), "text": "hello"}, screenshot=False)
     assert "error" not in after
     assert await tab.evaluate("document.getElementById('q').value") == "ahello"  # appended to what was typed
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "document.getElementById('late').firstChild.data = 'a { visibility: hidden }'",
+        "document.getElementById('late2').append('a { visibility: hidden }')",
+    ],
+    ids=["text-changed", "text-added"],
+)
+async def test_a_style_sheet_rewritten_far_below_means_a_full_capture(site: Any, tab: Any, script: str) -> None:
+    """A sheet's text restyles the whole page (here every link in view hidden, no box moved), wherever it sits."""
+    capturer = await opened(site, tab, SHORT)
+    await change(tab, "document.body.insertAdjacentHTML('beforeend', '<style id=late>/* */</style><style id=late2></style>')")
+    assert (await served(capturer, SHORT))[0] == "full"
+    await change(tab, script)
+    how, state = await served(capturer, SHORT)
+    assert how == "full"
+    assert not any(e.tag == "a" for e in state.elements.values())
+
+
+# A link in row 250 whose box lies 2 px below the viewport (the band's edge) while the row lies far below it:
+# the row holds two elements, so the probe may judge it by its own box (docs/incremental.md, "Subtrees judged
+# by one box"). `place` positions the link; the change then brings it into view without moving the row.
+LINK_IN_ROW_250 = """(() => {{
+  const row = document.getElementById('r250');
+  row.insertAdjacentHTML('beforeend', '<span class="lift"><a id="far" href="#far">far link</a></span>');
+  const link = document.getElementById('far');
+  document.getElementById('r280').classList.add('pad');
+  {place}
+  return link.getBoundingClientRect().top;
+}})()"""
+
+
+@pytest.mark.parametrize(
+    "inline",
+    [True, False],
+    ids=["style-attribute", "style-rule"],
+)
+async def test_a_box_out_of_flow_in_a_subtree_far_below_is_read_not_judged_by_the_row(
+    site: Any, tab: Any, inline: bool
+) -> None:
+    """The link is placed from the bottom of <main> (absolute): main shrinks by a row's padding far below, the
+    link moves into view, its row does not move. A row holding a box out of flow is read box by box."""
+    place = (
+        "link.style.position = 'absolute';" if inline else "link.classList.add('pin');"
+    ) + """
+  const main = document.getElementById('list').getBoundingClientRect();
+  link.style.bottom = (main.bottom - 722 - link.getBoundingClientRect().height) + 'px';"""
+    style = "main { position: relative } .pin { position: absolute; left: 0 }"
+    capturer = await opened(site, tab, SHORT, style, LINK_IN_ROW_250.format(place=place))
+    await change(tab, "document.getElementById('r280').classList.toggle('pad')")
+    how, state = await served(capturer, SHORT)
+    assert how == "full"
+    assert any(e.tag == "a" and "far link" in str(e.descriptor) for e in state.elements.values())
+
+
+async def test_a_float_shortened_above_a_row_far_below_is_read_not_judged_by_the_row(site: Any, tab: Any) -> None:
+    """A tall float from row 244 down to row 264 wraps row 250's text, and lifts its link (relative) to 2 px below the
+    viewport; shortening the float unwraps the text: the link rises a line into view, the row does not move.
+    Rows sharing a float's formatting context are read box by box."""
+    place = """const tall = document.createElement('div');
+  tall.className = 'tall';
+  document.getElementById('r244').prepend(tall);  // inside a row above: row 250 is no sibling of the change
+  link.parentElement.style.top = (722 - link.getBoundingClientRect().top) + 'px';"""
+    style = ".tall { float: right; width: 85%; height: 400px } .tall.short { height: 10px } .lift { position: relative }"
+    capturer = await opened(site, tab, SHORT, style, LINK_IN_ROW_250.format(place=place))
+    await change(tab, "document.querySelector('.tall').classList.add('short')")
+    how, state = await served(capturer, SHORT)
+    assert how == "full"
+    assert any(e.tag == "a" and "far link" in str(e.descriptor) for e in state.elements.values())
+
+
+async def test_rows_far_below_are_judged_by_their_own_boxes(site: Any, tab: Any) -> None:
+    """Without a box out of flow or a float, a row far below moves as a whole: a change below the viewport
+    that moves every row after it leaves the state standing."""
+    capturer = await opened(site, tab, SHORT, "", LINK_IN_ROW_250.format(place=""))
+    for _ in range(3):
+        await change(tab, "document.getElementById('r200').classList.toggle('pad')")
+        assert (await served(capturer, SHORT))[0] == "incremental"

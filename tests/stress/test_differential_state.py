@@ -48,12 +48,23 @@ li.hot:hover > .more { display: inline; }
 .pad { padding: 3px 0; outline: 1px solid #c00; }
 #rows > tr:last-child td { padding-bottom: 4px; }
 #rows > tr:last-of-type { background: #eee; }
+.block { margin: 2px 0; }
+.own { display: flow-root; }
+.fl { float: right; width: 40%; height: 50px; }
+.pin { position: absolute; right: 8px; }
+.inl { display: inline; }
+.flexy { display: flex; gap: 4px; }
+.stick { position: sticky; top: 0; }
+.tall { height: 70px; }
+.lift { position: relative; top: -40px; }
 """
 
 
-def big_page(rows: int, *, shadow: bool) -> str:
+def big_page(rows: int, *, shadow: bool, blocks: int = 0) -> str:
     """A page of `rows` table rows (links, buttons, fields), a list with hover-revealed parts, an inner scroller,
-    a hidden container, a same-origin iframe and optionally a shadow root."""
+    a hidden container, a same-origin iframe and optionally a shadow root; then `blocks` rows of blocks straight
+    in the body (siblings of what the viewport shows: the subtrees the probe may judge by one box), some with
+    a float or a box out of flow in them."""
     body = ["<h1>Differential page</h1><p>A page the differential test changes at random.</p>"]
     body.append('<form><label for="name">Name</label><input id="name" class="field" placeholder="Your name">')
     body.append('<input id="email" class="field" type="email" placeholder="Email">')
@@ -81,6 +92,11 @@ def big_page(rows: int, *, shadow: bool) -> str:
             f'<td><button type="button">go {i}</button></td><td><input class="field" placeholder="cell {i}"></td></tr>'
         )
     body.append("</tbody></table><footer><p>End of the page.</p></footer>")
+    for i in range(blocks):
+        extra = '<div class="fl">float</div>' if i % 7 == 3 else '<a class="pin" href="#pin">pinned</a>' if i % 11 == 5 else ""
+        own = " own" if i % 2 else ""  # a formatting context of its own: floats around it cannot reach in
+        body.append(f'<div class="block{own}" id="b{i}">{extra}<span>Block {i} with some words</span> '
+                    f'<a href="#b{i}">block link {i}</a> <button type="button">block {i}</button></div>')
     return f"<!doctype html><html><head><title>Diff</title><style>{STYLE}</style></head><body>{''.join(body)}</body></html>"
 
 
@@ -119,6 +135,13 @@ CHANGES: dict[str, str] = {
     "append text": "(r) => { pick('#rows td').append(` more ${Math.floor(r * 100)}`); }",
     "insert after": "(r) => { const tr = pick('#rows > tr'); tr.insertAdjacentHTML('afterend', `<tr><td>After ${Math.floor(r * 100)}</td><td><a href='#a'>after</a></td></tr>`); }",
 }
+# Changes to the rows of blocks (the truncated page has them): classes that float, pin, inline, stack or grow
+# a block or a part of it, blocks inserted, text edited.
+BLOCK_CHANGES: dict[str, str] = {
+    "block class": "(r) => { pick('.block, .block > *').classList.toggle(['pad', 'fl', 'pin', 'inl', 'flexy', 'stick', 'tall', 'lift', 'gone', 'own'][Math.floor(r * 10)]); }",
+    "block insert": "(r) => { pick('.block').insertAdjacentHTML(r < 0.5 ? 'afterend' : 'beforeend', `<div class='block'><span>New block ${Math.floor(r * 100)}</span> <a href='#nb'>new block link</a></div>`); }",
+    "block text": "(r) => { const s = pick('.block > span'); if (s.firstChild) s.firstChild.data = 'Block edited ' + 'word '.repeat(Math.floor(r * 30)); }",
+}
 # Changes that reach beyond what a state shows when page_content stops early (the truncated page's run).
 STRUCTURAL = ("insert row", "append row", "insert after", "toggle class", "pad", "grow row", "append text", "edit text",
               "set title", "set aria-label", "style display", "style visibility", "toggle hidden attr")
@@ -139,7 +162,7 @@ async def apply(tab: Any, rng: random.Random, name: str) -> None:
         await session.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": 720, "deviceScaleFactor": 1, "mobile": False})
     else:
         arg = rng.random()
-        script = CHANGES[name]
+        script = CHANGES.get(name) or BLOCK_CHANGES[name]
         await tab.evaluate(f"(() => {{ const ARG = {arg}; {HELPERS} ({script})({arg}); }})()")
     await tab.evaluate(NEXT_FRAME)
 
@@ -158,16 +181,18 @@ async def test_incremental_state_equals_a_full_capture(site: Any, tab: Any, page
     seed = int(SEED) if SEED else random.randrange(1 << 30)
     rng = random.Random(seed)
     shadow = page == "shadow"
-    url = site.add(f"/diff-{page}.html", big_page(400, shadow=shadow))
+    blocks = 300 if page == "truncated" else 0
+    url = site.add(f"/diff-{page}.html", big_page(400, shadow=shadow, blocks=blocks))
     window = (0, 3_000) if page == "truncated" else (0, PAGE_CONTENT_CAP)
     await tab.goto(url)
     capturer = ElementIndex.of(tab).capturer
     capturer.increment_worth_ms = 0.0  # build on the last state whenever the probe allows, whatever it saves
     await capturer.capture(screenshot=False, content=window)
-    names = [*CHANGES, *INPUT_CHANGES]
+    changes = {**CHANGES, **BLOCK_CHANGES} if blocks else CHANGES
+    names = [*changes, *INPUT_CHANGES]
     # Typing and hidden changes are what the increment is for: weighted so a run exercises it often; on the
     # truncated page, the changes beyond what the state shows.
-    often = STRUCTURAL if page == "truncated" else ("type", "hover", "focus", "hidden text", "hidden insert",
+    often = (*STRUCTURAL, *BLOCK_CHANGES) if page == "truncated" else ("type", "hover", "focus", "hidden text", "hidden insert",
                                                       "hidden remove", "hidden attribute")
     weights = [6 if n in often else 1 for n in names]
     kinds: dict[str, int] = {}
