@@ -118,6 +118,7 @@ class ChangeProbes:
                 {"expression": STILL_PROBE_SCRIPT if still else PROBE_SCRIPT, "contextId": ctx, "returnByValue": True},
                 timeout=5.0,
             )
+            future.add_done_callback(retrieve_quietly)  # a capture cancelled before reading it must not warn
             probes.append((fid, loader, future))
         return self.tab.dom_version, probes
 
