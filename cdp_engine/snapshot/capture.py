@@ -141,7 +141,7 @@ class CaptureSource:
     # The version key the snapshots were taken at: the probe keeps what changed since (StateCapturer's hold).
     key: tuple[Any, ...] = (None,)
     trunc: int = -1  # the main document's node where page_content stopped collecting (-1: it did not, or elsewhere)
-    # Structural changes since the snapshots that the state provably does not show (probe_script's beyondReach): the
+    # Structural changes since the snapshots that the state provably does not show (probe_reach's beyondReach): the
     # snapshots no longer mirror the page beyond what the state shows, so nothing is patched into them any more.
     stale: bool = False
     reach: Any = None  # incremental.Reach once asked for (False: the state's reach cannot be described)

@@ -146,7 +146,7 @@ STAND_IN_TAGS = frozenset({"input", "textarea", "select"})
 @dataclass(frozen=True)
 class Reach:
     """What the state shows of the main document, as the probe's since() judges structural changes against it
-    (probe_script's beyondReach): the node where page_content stopped (a remote object in the engine's world) and the
+    (probe_reach's beyondReach): the node where page_content stopped (a remote object in the engine's world) and the
     elements in the viewport's band then (docs/incremental.md)."""
 
     trunc: str  # the remote object id of the node where page_content stopped collecting
@@ -217,7 +217,9 @@ async def _describe_reach(tab: Tab, worlds: Worlds, last: Capture, source: Captu
         return None
     args = {
         "id": next(REACH_IDS), "snap": snap, "count": len(elements), "top": top, "bottom": bottom,
-        "ranks": ranks, "rects": [list(rects[n]) for n in band], "cands": orjson.dumps(whole_subtrees(doc, elements, band)).decode(),  # text: one value to pass, parsed in the page
+        "ranks": ranks, "rects": [list(rects[n]) for n in band],
+        # Text: one value for CDP to pass on, parsed once in the page.
+        "cands": orjson.dumps(whole_subtrees(doc, elements, band)).decode(),
     }  # fmt: skip
     return Reach(object_id, args)
 

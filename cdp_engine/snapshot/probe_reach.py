@@ -67,8 +67,9 @@ REACH_FUNCTIONS = """  // Whether insertions and attribute or text changes lie b
   };
   // Selectors of the rules that may take an element out of flow (position absolute, fixed, sticky), float it
   // or set its display ({pos, float, display}; posOwn and floatOwn: of elements whose pseudo-element a rule
-  // may take out of flow or float, the pseudo-element dropped from the selector), or null when a rule may lay a subtree out from outside it (columns, container queries,
-  // content-visibility) or such a rule cannot be matched by its selector (a nested rule, a keyframe).
+  // may take out of flow or float, the pseudo-element dropped from the selector), or null when a rule may lay
+  // a subtree out from outside it (columns, container queries, content-visibility) or such a rule cannot be
+  // matched by its selector (a nested rule, a keyframe).
   const PLACED_APART = 'dialog, [popover], :fullscreen, marquee';  // the user agent's sheet places them apart
   const layoutApart = (st) => (!!st.columnCount && st.columnCount !== 'auto') || (!!st.columnWidth && st.columnWidth !== 'auto')
     || (!!st.containerType && st.containerType !== 'normal') || (!!st.contentVisibility && st.contentVisibility !== 'visible');
@@ -103,10 +104,10 @@ REACH_FUNCTIONS = """  // Whether insertions and attribute or text changes lie b
     try { return selectors.length ? [...document.querySelectorAll(selectors.join(','))] : []; } catch (e) { return null; }
   };
   // The pruning of one judgement: {cands, skip(e, r, c)}, or null when no subtree may be judged by its box.
-  // `from`: the changed, inserted and added nodes (their ancestors hold a change); `begins`: where each change
-  // begins to reach (its later siblings are restyled); `inlined`: a style or align attribute changed; `floats`:
-  // an inserted element floats.
-  const pruning = (reach, begins, from, inlined, floats, counted, top, bottom) => {
+  // Of every change since the snapshot: `from`, the changed, inserted and added nodes (their ancestors hold a
+  // change); `begins`, where each begins to reach (its later siblings are restyled); `inlined`, a style or
+  // align attribute changed; `floats`, an element inserted now floats. `sy`: the window's scroll.
+  const pruning = (reach, begins, from, inlined, floats, counted, sy, top, bottom) => {
     const cands = p.cands && p.cands[0] === reach.id ? p.cands[1] : null;
     if (!cands || !cands.length || counted) return null;
     const rules = outOfFlowRules();
@@ -156,7 +157,6 @@ REACH_FUNCTIONS = """  // Whether insertions and attribute or text changes lie b
       for (const b of begins) floatRoots.add(contextOf(b));
     }
     const stacks = new Map();
-    const sy = scrollY;
     const skip = (e, r, c, all, at) => {
       if (touched.has(e) || holders.has(e) || reached.has(e)) return -1;
       const k = cands[c + 1], h = cands[c + 4];
@@ -182,7 +182,7 @@ REACH_FUNCTIONS = """  // Whether insertions and attribute or text changes lie b
     };
     return {cands, skip};
   };
-  const beyondReach = (reach, changed, inserted, added, inlined) => {
+  const beyondReach = (reach, changed, inserted, added, earlier, inlined) => {
     const trunc = reach.trunc;
     if (!trunc || !trunc.isConnected || trunc.getRootNode() !== document) return false;
     if (kindCompounds('subtree') === null || anyUnbounded() || document.querySelector('ol[reversed]')) return false;
@@ -276,9 +276,11 @@ REACH_FUNCTIONS = """  // Whether insertions and attribute or text changes lie b
       return y < bottom && y + h > top && (r.top !== 0 || h !== 0 || r.left !== 0 || r.width !== 0);
     };
     const now = [];
-    const prune = pruning(reach, begins, [...changed, ...inserted, ...added], inlined, floats, counted, top, bottom);
+    // Pruning must know every change since the snapshot, those the state already stood after included.
+    const since = [...begins, ...earlier, ...added.filter((e) => e.isConnected && e.parentNode).map(before)];
+    const prune = pruning(reach, since, [...changed, ...inserted, ...added, ...earlier], inlined, floats, counted, sy, top, bottom);
     const cands = prune === null ? [] : prune.cands;
-    let seen = 0;
+    let seen = 0, wholes = 0;
     for (let at = 0, found = 0, next = ranks.length ? ranks[0] : -1, c = 0, cand = cands.length ? cands[0] : -1; at < n; at++) {
       const e = all[at];
       if (fresh !== null && fresh.has(e)) {
@@ -299,12 +301,13 @@ REACH_FUNCTIONS = """  // Whether insertions and attribute or text changes lie b
           const inner = prune.skip(e, r, c, all, at);
           c += CAND;
           cand = c < cands.length ? cands[c] : -1;
-          if (inner > 0) { at += inner; seen += inner; }
+          if (inner > 0) { at += inner; seen += inner; wholes++; }
         }
       }
       seen++;
     }
     if (seen !== reach.count || now.length !== band.length) return false;  // not the snapshot's elements
+    p.wholes = wholes;  // how many subtrees the last judgement took whole (the tests read it)
     // Each element in the band has the same box, or only grew or shrank in height, covering and clipping the
     // others as it did, and is neither an index candidate nor a frame. (Text boxes place nothing a state shows:
     // page_content follows the tree, and only elements cover others.)

@@ -370,8 +370,16 @@ PROBE_FUNCTION = (
     let hidden = 0;
     const changed = [], parents = new Set();  // attribute or text changes; nodes whose children were added
     let inlined = false;  // a style or align attribute changed
+    // Nodes changed since the snapshot but before v0 (the state stood after them): the judgement beyond reach
+    // reads what they may have moved box by box, never as a subtree judged whole.
+    const earlier = [];
+    const snap = reach && reach !== true ? reach.snap : v0;
     for (const [node, [v, attributes, naming, removal, inline]] of p.targets) {
-      if (v <= v0) { if (v <= floor) p.targets.delete(node); continue; }
+      if (v <= v0) {
+        if (v <= floor) p.targets.delete(node);
+        else if (v > snap && node.isConnected) { earlier.push(node); inlined = inlined || inline; }
+        continue;
+      }
       if (!node.isConnected) continue;  // removed since: its parent's change says where
       if (hiddenRoot(node, !attributes) !== null) { hidden++; continue; }
       if (!reach || naming || removal) return null;
@@ -402,7 +410,7 @@ PROBE_FUNCTION = (
     if (structural) {
       if (fields.length) return null;
       if (reach === true) return {reach: true};
-      if (p.removed > reach.snap || !beyondReach(reach, changed, inserted, added, inlined)) return null;
+      if (p.removed > reach.snap || !beyondReach(reach, changed, inserted, added, earlier, inlined)) return null;
     }
     // Each field by its place among the document's text fields in tree order (the engine counts the same in its
     // snapshot, and checks the count, the tag and the box), its value and its box in page coordinates.

@@ -15,6 +15,7 @@ import orjson
 import pytest
 
 from cdp_engine import ElementIndex
+from cdp_engine.core.worlds import Worlds
 from cdp_engine.snapshot.capture import Capture
 
 pytestmark = pytest.mark.asyncio
@@ -256,8 +257,49 @@ async def test_a_float_shortened_above_a_row_far_below_is_read_not_judged_by_the
 
 async def test_rows_far_below_are_judged_by_their_own_boxes(site: Any, tab: Any) -> None:
     """Without a box out of flow or a float, a row far below moves as a whole: a change below the viewport
-    that moves every row after it leaves the state standing."""
-    capturer = await opened(site, tab, SHORT, "", LINK_IN_ROW_250.format(place=""))
+    (in rows 150 to 199, grouped) that moves every row after the group leaves the state standing, and the rows
+    around it are judged by their own boxes, those that moved included."""
+    setup = """(() => {
+      document.querySelectorAll('.row').forEach((row) => row.insertAdjacentHTML('beforeend', ' <b>b</b>'));
+      const group = document.createElement('div');
+      document.getElementById('r150').before(group);
+      for (let i = 150; i < 200; i++) group.append(document.getElementById('r' + i));
+    })()"""
+    capturer = await opened(site, tab, SHORT, "", setup)  # each row holds two elements: worth judging whole
     for _ in range(3):
-        await change(tab, "document.getElementById('r200').classList.toggle('pad')")
+        await change(tab, "document.getElementById('r180').classList.toggle('pad')")
         assert (await served(capturer, SHORT))[0] == "incremental"
+        assert await wholes(tab) > 200  # rows 31 to 149 and 200 to 299 (those moved by the padding)
+
+
+async def wholes(tab: Any) -> int:
+    """How many subtrees the probe's last structural judgement took whole (by one box)."""
+    ctx = Worlds.of(tab).get(tab.main_frame_id, tab.frames[tab.main_frame_id].loader_id)
+    answer = await tab.session.send(
+        "Runtime.evaluate", {"expression": "globalThis.__cdpEngineProbe.wholes", "contextId": ctx, "returnByValue": True}
+    )
+    return int(answer["result"].get("value") or 0)
+
+
+async def test_a_row_changed_by_an_earlier_change_is_read_not_judged_by_the_row(site: Any, tab: Any) -> None:
+    """The state stands after each change far below, and the next judgement still knows every change since the
+    snapshot: a link lifted (relative) to 5 px below the viewport by a first change, then moved into view by a
+    second change elsewhere (rows 150 to 199 grouped, a row in the group shrinks), its row keeping its size."""
+    setup = """(() => {
+      const group = document.createElement('div');
+      document.getElementById('r150').before(group);
+      for (let i = 150; i < 200; i++) group.append(document.getElementById('r' + i));
+      document.getElementById('r180').classList.add('pad');
+      document.getElementById('r250').insertAdjacentHTML('beforeend', '<span class="lift"><a id="far" href="#far">far link</a></span>');
+      const top = document.getElementById('far').getBoundingClientRect().top;
+      const style = document.createElement('style');
+      style.textContent = `.lift.up { position: relative; top: ${725 - top}px }`;
+      document.head.append(style);
+    })()"""
+    capturer = await opened(site, tab, SHORT, "", setup)
+    await change(tab, "document.querySelector('.lift').classList.add('up')")
+    assert (await served(capturer, SHORT))[0] == "incremental"  # the link lies 5 px below the viewport
+    await change(tab, "document.getElementById('r180').classList.remove('pad')")
+    how, state = await served(capturer, SHORT)
+    assert how == "full"
+    assert any(e.tag == "a" and "far link" in str(e.descriptor) for e in state.elements.values())
