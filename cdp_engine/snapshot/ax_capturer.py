@@ -229,7 +229,9 @@ class TreeEdit:
         if not raws or raws[0].get("backendDOMNodeId") != backend or not self._patch_chain(session, raws):
             return False
         key = (session.id or "", backend)
-        old = self.index.nodes[key]
+        old = self.index.nodes.get(key)
+        if old is None:  # the field is not a node of the last tree (ignored there): the tree is read in full
+            return False
         by_id: dict[str, dict[str, Any]] = {}
         level = [raws[0]]
         while level:  # the subtree, a level per round trip (an editor, its text, the text's boxes)
