@@ -1,6 +1,9 @@
 """Running a step's actions on the core: protocol actions through the element index, BrowserGym calls
 it has no action for (clicks with modifiers, hover, keys, mouse, drag, uploads, history, tabs) through
-the core's input, files and navigation calls, under the index's lock with its identity rules.
+the core's input, files and navigation calls, under the index's lock with its identity rules. Every
+element-targeted input goes through the core's one element click or aim (core/input.py `click_element`,
+`point_of`), refused in the protocol's words (index/perform.py `not_clickable`); coordinate input
+(`mouse_click(x, y)`) stays coordinate input.
 
 `BGymActions` is the part of `BrowserEnv.step` that turns one parsed call into a new state; the
 environment keeps the episode's tabs and hands it the few tab operations it needs.
@@ -20,21 +23,27 @@ import orjson
 from ..core import input
 from ..core.browser import Browser
 from ..core.files import set_input_files
-from ..core.keys import modifiers_mask
 from ..core.policies import FilePolicy, PolicyError
 from ..core.tab import Tab
 from ..errors import CDPEngineError, NavigationError
 from ..index.actions import ActionValidationError
 from ..index.element_index import ElementIndex
-from ..index.perform import ActionError
-from ..snapshot.capture import Capture
+from ..index.perform import ActionError, not_clickable
+from ..snapshot.capture import Capture, Element
 from .bgym import BGymCall, is_bgym_text, parse_bgym, to_protocol
 from .tabs import EpisodeTabs, StepResult
 
 __all__ = ["BGymActions", "parse_action"]
 
 log = logging.getLogger("cdp_engine.harness")
-
+# Focus the element, then whether focus is on it or inside it (the active element of its own document or shadow
+# root): a disabled, hidden, inert or unfocusable element leaves focus where it was, and a key pressed then
+# would go to another element.
+FOCUS_ON_IT = """function() {
+  this.focus();
+  const active = this.getRootNode().activeElement;
+  return !!active && (active === this || this.contains(active));
+}"""
 
 
 def parse_action(action: Any) -> list[Any]:
@@ -229,25 +238,63 @@ class BGymActions:
             index.current = capture
             return dict(capture.state), (time.perf_counter() - t) * 1000
 
-    async def _point(self, tab: Tab, index: ElementIndex, previous: Capture, bid: int) -> tuple[float, float]:
+    async def _element(self, index: ElementIndex, previous: Capture, bid: int, *, usable: bool = True) -> Element:
+        """The element a bid names, proven the same (INVALID_ELEMENT_INDEX otherwise); `usable`: and enabled."""
         element = await index.resolve(previous, bid)
-        index.check_usable(element)
-        return await index.point(element)
+        if usable:
+            index.check_usable(element)
+        return element
+
+    async def _aim(self, tab: Tab, element: Element) -> tuple[float, float]:
+        """The core's aim for pointer input that is not a click (hover, drag): a visible point that receives the
+        pointer, waited for once while the page animates (as click_element does), else the protocol's refusal."""
+        try:
+            try:
+                return await input.point_of(tab, element)
+            except input.NotClickableError as exc:
+                if exc.reason not in (input.NOT_VISIBLE, input.COVERED) or not await input.animations_ended(
+                    tab, element
+                ):
+                    raise
+                return await input.point_of(tab, element)
+        except input.NotClickableError as exc:
+            raise not_clickable(element, exc) from None
+
+    async def _click(self, tab: Tab, element: Element, *, button: str, count: int, modifiers: list[str]) -> None:
+        """The core's one element click (aim, hit test, keys held down as a person holds them, the delivery
+        guard), refused in the protocol's words; BrowserGym's ControlOrMeta is Control (Chromium on Linux)."""
+        held = "+".join(dict.fromkeys("Control" if m == "ControlOrMeta" else m for m in modifiers))
+        try:
+            await input.click_element(tab, element, button=button, click_count=count, hold_keys=held)
+        except input.NotClickableError as exc:
+            raise not_clickable(element, exc) from None
+
+    async def _focus(self, index: ElementIndex, element: Element, bid: int, name: str) -> None:
+        """Focus the element and prove focus is on it, so the keys of a press go to no other element."""
+        answer = await index.call(element, FOCUS_ON_IT)
+        if answer is None:
+            raise ActionError("INVALID_ELEMENT_INDEX", f"Element {bid} was removed from the page.")
+        if answer is not True:
+            then = "nothing was pressed" if name == "press" else "focus did not move"
+            raise ActionError(
+                "ELEMENT_NOT_INTERACTIVE",
+                f"Element {bid} cannot take focus (it is disabled, not rendered, inert or not focusable): {then}.",
+            )
 
     async def _perform(self, tab: Tab, index: ElementIndex, previous: Capture, call: BGymCall) -> None:
         name, a = call.name, call.args
         if name in ("click", "dblclick"):
-            x, y = await self._point(tab, index, previous, a["bid"])
-            mods = modifiers_mask(["Control" if m == "ControlOrMeta" else m for m in a["modifiers"]])
+            element = await self._element(index, previous, a["bid"])
             count = 2 if name == "dblclick" else 1
-            await index.settle(input.click_at(tab, x, y, button=a["button"], click_count=count, modifiers=mods))
-        elif name == "hover":
-            x, y = await self._point(tab, index, previous, a["bid"])
+            await index.settle(
+                self._click(tab, element, button=a["button"], count=count, modifiers=list(a["modifiers"]))
+            )
+        elif name == "hover":  # as Playwright's hover: visible, receives the pointer; a disabled element too
+            x, y = await self._aim(tab, await self._element(index, previous, a["bid"], usable=False))
             await index.settle(input.move(tab, x, y))
         elif name in ("press", "focus"):
-            element = await index.resolve(previous, a["bid"])
-            if await index.call(element, "function() { this.focus(); return true; }") is None:
-                raise ActionError("INVALID_ELEMENT_INDEX", f"Element {a['bid']} was removed from the page.")
+            element = await self._element(index, previous, a["bid"], usable=False)
+            await self._focus(index, element, a["bid"], name)
             if name == "press":
                 await index.settle(input.press(tab, a["key_comb"], implied_shift=False))
             else:
@@ -275,9 +322,9 @@ class BGymActions:
         elif name == "mouse_up":
             await index.settle(input.up(tab, a["button"], x=a["x"], y=a["y"]))
         elif name in ("drag_and_drop", "mouse_drag_and_drop"):
-            if name == "drag_and_drop":
-                fx, fy = await self._point(tab, index, previous, a["from_bid"])
-                tx, ty = await self._point(tab, index, previous, a["to_bid"])
+            if name == "drag_and_drop":  # both ends aimed and hit-tested before the press
+                fx, fy = await self._aim(tab, await self._element(index, previous, a["from_bid"]))
+                tx, ty = await self._aim(tab, await self._element(index, previous, a["to_bid"], usable=False))
             else:
                 fx, fy, tx, ty = a["from_x"], a["from_y"], a["to_x"], a["to_y"]
             await index.settle(input.drag(tab, fx, fy, tx, ty))
