@@ -1,0 +1,219 @@
+"""One scripted hand for every surface: find a control by its accessible name in what the surface shows, then
+click, fill, check or select it through that surface's own tools.
+
+Each adapter only translates (how the surface's output is read, how a ref is written, which tool acts); the
+decision of what to act on is the same for all: the first control whose name is the one asked for. Every action
+answers None on success, else the surface's error text, so one case table can run on every surface.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+import cdp_engine
+from cdp_engine.mcp_server import BrowserTools, Config, InstanceManager
+from cdp_engine.toolset.driver_config import ToolsetConfig
+from cdp_engine.toolset.executor import BrowserToolset
+
+SURFACES = ["index", "toolset", "mcp"]
+
+
+class NotShown(AssertionError):
+    """The surface does not show a control of that name."""
+
+
+class Hand:
+    """One surface, as a scripted agent uses it."""
+
+    name = ""
+
+    async def open(self, url: str) -> None:
+        raise NotImplementedError
+
+    async def look(self) -> None:
+        """Read what the surface shows (its refs or indices name what was there then)."""
+        raise NotImplementedError
+
+    def key(self, name: str) -> str:
+        """The key (index or ref) of the control named `name` in the last look."""
+        raise NotImplementedError
+
+    async def click(self, key: str) -> str | None:
+        raise NotImplementedError
+
+    async def fill(self, key: str, text: str) -> str | None:
+        raise NotImplementedError
+
+    async def check(self, key: str, checked: bool) -> str | None:
+        raise NotImplementedError
+
+    async def select(self, key: str, option: str) -> str | None:
+        """Choose the option whose label (and value) is `option`."""
+        raise NotImplementedError
+
+    async def evaluate(self, expression: str) -> Any:
+        raise NotImplementedError
+
+
+class IndexHand(Hand):
+    name = "index"
+
+    def __init__(self, tab: cdp_engine.AgentTab) -> None:
+        self.tab = tab
+        self.state: dict[str, Any] = {}
+
+    async def open(self, url: str) -> None:
+        await self.tab.goto(url, wait_until="load")
+
+    async def look(self) -> None:
+        self.state = await self.tab.state(screenshot=False)
+
+    def key(self, name: str) -> str:
+        for key, el in self.state["element_index"].items():
+            if name in (el["aria-label"], (el["text_content"] or "").strip()):
+                return str(key)
+        raise NotShown(f"{name!r} not in the element index: {self.state['element_index']}")
+
+    async def _act(self, action: dict[str, Any]) -> str | None:
+        state = await self.tab.act(action)
+        self.state = state
+        return str(state["error"]["message"]) if "error" in state else None
+
+    async def click(self, key: str) -> str | None:
+        return await self._act({"action": "click_element", "element_index": int(key)})
+
+    async def fill(self, key: str, text: str) -> str | None:
+        return await self._act({"action": "input_text", "element_index": int(key), "text": text, "overwrite": True})
+
+    async def check(self, key: str, checked: bool) -> str | None:
+        el = self.state["element_index"][key]
+        if bool(el["attributes"]["checked"]) == checked:
+            return None
+        return await self.click(key)
+
+    async def select(self, key: str, option: str) -> str | None:
+        options = [k for k, el in self.state["element_index"].items()
+                   if el["tag"] == "option" and (el["text_content"] or "").strip() == option]  # fmt: skip
+        assert options, f"no option {option!r} in the element index"
+        return await self._act({"action": "select_option", "element_index": int(key), "option_index": int(options[0])})
+
+    async def evaluate(self, expression: str) -> Any:
+        return await self.tab.evaluate(expression)
+
+
+class ToolsetHand(Hand):
+    name = "toolset"
+
+    def __init__(self, ts: BrowserToolset) -> None:
+        self.ts = ts
+        self.listing = ""
+
+    async def open(self, url: str) -> None:
+        content, is_error = await self.ts.call("navigate", {"url": url})
+        assert not is_error, content
+
+    async def look(self) -> None:
+        content, is_error = await self.ts.call("read_page", {"filter": "all"})
+        assert not is_error, content
+        self.listing = "\n".join(b["text"] for b in content if b["type"] == "text")
+
+    def key(self, name: str) -> str:
+        for line in self.listing.splitlines():
+            m = re.search(r'"([^"]*)" \[(ref_\d+)\]', line)
+            if m and m.group(1).strip() == name:
+                return m.group(2)
+        raise NotShown(f"{name!r} not in read_page:\n{self.listing}")
+
+    async def _member(self, member: str, args: dict[str, Any]) -> str | None:
+        content, is_error = await self.ts.call(member, args)
+        return str(content[0]["text"]) if is_error else None
+
+    async def click(self, key: str) -> str | None:
+        return await self._member("left_click", {"target": {"type": "ref", "ref": key}})
+
+    async def fill(self, key: str, text: str) -> str | None:
+        return await self._member("form_input", {"target": {"type": "ref", "ref": key}, "value": text})
+
+    async def check(self, key: str, checked: bool) -> str | None:
+        return await self._member("form_input", {"target": {"type": "ref", "ref": key}, "value": checked})
+
+    async def select(self, key: str, option: str) -> str | None:
+        return await self._member("form_input", {"target": {"type": "ref", "ref": key}, "value": option})
+
+    async def evaluate(self, expression: str) -> Any:
+        return await self.ts.book.get(None).tab.evaluate(expression)
+
+
+class McpHand(Hand):
+    name = "mcp"
+
+    def __init__(self, tools: BrowserTools) -> None:
+        self.tools = tools
+        self.snapshot = ""
+
+    async def call(self, tool: str, **args: Any) -> dict[str, Any]:
+        return await self.tools.call(tool, {"instance": "t", **args})
+
+    async def open(self, url: str) -> None:
+        env = await self.call("browser_navigate", url=url)
+        assert env["status"] == "success", env
+
+    async def look(self) -> None:
+        env = await self.call("browser_snapshot")
+        assert env["status"] == "success", env
+        self.snapshot = str(env["data"]["snapshot"])
+
+    def key(self, name: str) -> str:
+        for line in self.snapshot.splitlines():
+            m = re.search(r'"([^"]*)"[^\n]*\[ref=(e\d+)\]', line)
+            if m and m.group(1).strip() == name:
+                return m.group(2)
+        raise NotShown(f"{name!r} not in the snapshot:\n{self.snapshot}")
+
+    async def _tool(self, tool: str, **args: Any) -> str | None:
+        env = await self.call(tool, **args)
+        return None if env["status"] == "success" else str(env["message"])
+
+    async def click(self, key: str) -> str | None:
+        return await self._tool("browser_click", ref=key)
+
+    async def fill(self, key: str, text: str) -> str | None:
+        return await self._tool("browser_type", ref=key, text=text)
+
+    async def check(self, key: str, checked: bool) -> str | None:
+        return await self._tool("browser_fill_form", fields=[{"ref": key, "value": checked, "type": "checkbox"}])
+
+    async def select(self, key: str, option: str) -> str | None:
+        return await self._tool("browser_select_option", ref=key, value=option)
+
+    async def evaluate(self, expression: str) -> Any:
+        page = self.tools.manager.instances["t"].selected
+        assert page is not None
+        return await page.tab.evaluate(expression)
+
+
+@pytest_asyncio.fixture(params=SURFACES, name="hand")
+async def hand_fixture(
+    request: pytest.FixtureRequest, browser: cdp_engine.Browser, context: cdp_engine.BrowserContext
+) -> AsyncIterator[Hand]:
+    """The same scripted hand on each surface in turn."""
+    if request.param == "index":
+        tab = await context.new_tab()
+        assert isinstance(tab, cdp_engine.AgentTab)
+        yield IndexHand(tab)
+    elif request.param == "toolset":
+        ts = await BrowserToolset(browser, context=context, config=ToolsetConfig()).start()
+        yield ToolsetHand(ts)
+        await ts.close()
+    else:
+        manager = InstanceManager(Config(), browser=browser)
+        tools = BrowserTools(manager)
+        env = await tools.call("browser_create_instance", {"name": "t"})
+        assert env["status"] == "success", env
+        yield McpHand(tools)
+        await manager.close()
