@@ -13,7 +13,7 @@ import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..core import input, scripts
+from ..core import fields, input, scripts
 from ..core.identity import DOM_LOOK, Verdict, verify
 from ..core.policies import Policies, PolicyError
 from ..core.settle import Arming, SettleReport
@@ -45,7 +45,7 @@ TEXT_INPUT_TYPES = frozenset(
         "time",
         "week",
     }
-)
+) | fields.VALUE_TYPES
 TEXT_ROLES = frozenset({"textbox", "searchbox", "combobox"})
 # Of what act()'s deadline leaves after a failed navigation, the share kept for reading the page afterwards
 # (at most this many seconds, at most half): the restore (core/navigation.py) gets the rest.
@@ -97,6 +97,36 @@ def check_usable(element: Element) -> None:
     """ELEMENT_NOT_INTERACTIVE when the element is disabled."""
     if element.disabled:
         raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} ({element.tag}) is disabled.")
+
+
+def _value_field(element: Element) -> bool:
+    """Whether the element is an input whose value a person picks rather than types (core/fields.VALUE_TYPES)."""
+    return element.tag == "input" and element.input_type in fields.VALUE_TYPES
+
+
+async def _set_value(tab: Tab, element: Element, text: str) -> str:
+    """core/fields.set_value's outcome, 'removed' when the node is gone."""
+    try:
+        return await fields.set_value(tab, element, text)
+    except JavaScriptError:
+        raise
+    except CDPEngineError:
+        return "removed"
+
+
+def _value_refusal(element: Element, text: str, outcome: str) -> ActionError | None:
+    """The protocol's error for a set_value outcome other than 'ok' (core/fields.set_value)."""
+    hint = fields.rejected_hint(outcome)
+    if outcome == "ok":
+        return None
+    if outcome == "removed":
+        return ActionError("INVALID_ELEMENT_INDEX", f"Element {element.index} was removed from the page.")
+    if hint is not None:
+        return ActionError(
+            "ELEMENT_NOT_INTERACTIVE",
+            f"Element {element.index} (input type={element.input_type}) does not take {text!r}: it takes {hint}.",
+        )
+    return ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} {focus_refusal(outcome)}.")
 
 
 class ActionHost(Protocol):
@@ -240,6 +270,8 @@ class Performer:
         try:
             if action["action"] == "input_text":
                 self._check_text_target(element)
+                if _value_field(element):
+                    return False  # set, not typed: the long way (core/fields.py)
                 target: Element | None = element
             else:
                 target = self._native_option(element, capture, action["option_index"])
@@ -291,6 +323,9 @@ class Performer:
 
     async def _input_text(self, element: Element, text: str, overwrite: bool) -> None:
         self._check_text_target(element)
+        if _value_field(element):
+            await self._set_value(element, text)
+            return
         answer = await self.call(element, FOCUS_FOR_TEXT, overwrite)
         if answer is None:
             raise ActionError("INVALID_ELEMENT_INDEX", f"Element {element.index} was removed from the page.")
@@ -298,6 +333,14 @@ class Performer:
         if refusal is not None:  # no key is sent: focus is not on the field
             raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} {refusal}.")
         await self.settle(self._typing(text, overwrite), scrolls=not text)
+
+    async def _set_value(self, element: Element, text: str) -> None:
+        """input_text on a field that takes a value rather than keys (a date, a time, a colour, a range): the
+        value set as a person's pick when the field would keep it (core/fields.set_value), else
+        ELEMENT_NOT_INTERACTIVE naming what the field takes, with the field unchanged."""
+        refusal = _value_refusal(element, text, str((await self.settle(_set_value(self.tab, element, text))).value))
+        if refusal is not None:
+            raise refusal
 
     async def _typing(self, text: str, overwrite: bool) -> None:
         """The typing into the focused field: the text as trusted input, or Delete to clear it."""

@@ -15,7 +15,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from ..core import input, keys
+import orjson
+
+from ..core import fields, input, keys
 from ..core.lifecycle import LifecycleWatcher
 from ..core.policies import PolicyError
 from ..core.refs import NodeRef
@@ -49,34 +51,10 @@ FILL_PREPARE = f"""function() {{
   if (answer === 'ok') return ['ok', ({FOCUSED_VALUE}).call(el)];
   return answer === 'not_editable' ? '<' + el.tagName.toLowerCase() + '>' : answer;
 }}"""
-SET_VALUE = """function(value) {
-  this.focus();
-  this.value = value;
-  this.dispatchEvent(new Event('input', {bubbles: true}));
-  this.dispatchEvent(new Event('change', {bubbles: true}));
-  return this.value === value;
-}"""
 CARET_END = f"""function() {{
   const answer = ({FOCUS_FOR_TEXT}).call(this, false);
   return answer === 'ok' ? ['ok', ({FOCUSED_VALUE}).call(this)] : answer;
 }}"""
-SELECT_OPTIONS = """function(values) {
-  const el = this;
-  if (el.tagName !== 'SELECT') return {error: 'not a <select> element'};
-  if (!el.multiple && values.length > 1) return {error: 'the <select> does not allow multiple selection'};
-  const options = [...el.options];
-  // As Playwright's selectOption: a value names an option by its value, else by its label.
-  const norm = s => s.replace(/\\s+/g, ' ').trim();
-  const pick = v => options.find(o => o.value === v) || options.find(o => norm(o.label) === norm(v));
-  const missing = values.filter(v => !pick(v));
-  if (missing.length) return {error: 'no option with value or label ' + missing.map(v => JSON.stringify(v)).join(', ')};
-  if (el.disabled) return {error: 'the <select> is disabled'};
-  const chosen = new Set(values.map(pick));
-  for (const o of options) o.selected = chosen.has(o);
-  el.dispatchEvent(new Event('input', {bubbles: true}));
-  el.dispatchEvent(new Event('change', {bubbles: true}));
-  return {selected: options.filter(o => o.selected).map(o => o.value)};
-}"""
 CHECK_STATE = """function() {
   const el = this;
   if (el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) return {checked: el.checked, kind: el.type};
@@ -155,7 +133,12 @@ async def fill(tab: Tab, node: NodeRef, text: str) -> None:
     """Replace the element's value at once (select all, then insert): trusted input events, no keystrokes."""
     kind, before = _prepared(await input.call_on(node, FILL_PREPARE))
     if kind == "set":
-        await input.call_on(node, SET_VALUE, text)
+        outcome = await fields.set_value(tab, node, text)
+        hint = fields.rejected_hint(outcome)
+        if hint is not None:
+            raise ToolError("invalid_params", f"{node.ref} does not accept {text!r}: it takes {hint}.")
+        if outcome != "ok":
+            raise ToolError("invalid_params", f"{node.ref} {focus_refusal(outcome) or 'cannot be set'}.")
         return
     if kind in ("disabled", "readonly", "unfocusable"):
         raise ToolError("invalid_params", f"{node.ref} {focus_refusal(kind)}.")
@@ -199,10 +182,23 @@ async def append(tab: Tab, node: NodeRef, text: str) -> None:
     await _took(node, before, text, overwrite=False)
 
 
-async def select_values(node: NodeRef, values: list[str]) -> list[str]:
-    result = await input.call_on(node, SELECT_OPTIONS, values)
-    if "error" in result:
-        raise ToolError("invalid_params", f"Cannot select on {node.ref}: {result['error']}.")
+SELECT_ERRORS = {
+    "not_select": "not a <select> element",
+    "not_multiple": "the <select> does not allow multiple selection",
+    "disabled": "the <select> is disabled",
+    "option_disabled": "that option is disabled",
+}
+
+
+async def select_values(tab: Tab, node: NodeRef, values: list[str]) -> list[str]:
+    """Choose the options (core/fields.choose: by value, else by label; a disabled one is refused)."""
+    result = await fields.choose(tab, node, values)
+    error = result.get("error")
+    if error == "no_option":
+        missing = ", ".join(orjson.dumps(v).decode() for v in result.get("missing", []))
+        raise ToolError("invalid_params", f"Cannot select on {node.ref}: no option with value or label {missing}.")
+    if error is not None:
+        raise ToolError("invalid_params", f"Cannot select on {node.ref}: {SELECT_ERRORS.get(str(error), error)}.")
     return list(result["selected"])
 
 
@@ -354,7 +350,7 @@ async def browser_fill_form(
                 if kind == "textbox":
                     await fill(tab, node, field["value"])
                 elif kind == "combobox":
-                    await select_values(node, [field["value"]])
+                    await select_values(page.tab, node, [field["value"]])
                 else:
                     await set_checked(tab, node, coerce_bool(field["value"], "value"))
             except ToolError as exc:
@@ -388,7 +384,7 @@ async def browser_select_option(
     values = [value] if isinstance(value, str) else list(value)
 
     async def action() -> dict[str, Any]:
-        await select_values(node, values)
+        await select_values(page.tab, node, values)
         return {"selected": value}
 
     return await ctx.run(

@@ -9,8 +9,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..core import fields as core_fields
 from ..core import files as core_files
 from ..core import input, keys
+from ..core.fields import ANNOUNCE, VALUE_CHECK
 from ..core.policies import FilePolicy, PolicyError
 from ..core.refs import NodeRef
 from ..errors import CDPEngineError
@@ -18,50 +20,48 @@ from .driver_config import MemberError
 from .member_host import MemberHost
 from .state import ManagedTab
 
-FORM_INPUT_JS = """function(value) {
+FORM_INPUT_JS = f"""function(value) {{
   let el = this;
   if (el.tagName === 'LABEL' && el.control) el = el.control;
   const tag = el.tagName;
   const type = (el.type || '').toLowerCase();
-  const fire = () => {
-    el.dispatchEvent(new Event('input', {bubbles: true}));
-    el.dispatchEvent(new Event('change', {bubbles: true}));
-  };
+  const fire = () => {ANNOUNCE}(el);
   if (tag === 'INPUT' && type === 'file') return 'file';
   if (el.disabled || (el.getAttribute && el.getAttribute('aria-disabled') === 'true')) return 'disabled';
-  if (tag === 'INPUT' && (type === 'checkbox' || type === 'radio')) {
+  if (tag === 'INPUT' && (type === 'checkbox' || type === 'radio')) {{
     if (typeof value !== 'boolean') return 'needs_bool';
     if (type === 'radio' && value === false && el.checked) return 'radio_false';
     if (el.checked !== value) el.click();
     return el.checked === value ? 'ok' : 'refused';
-  }
+  }}
   const role = (el.getAttribute && el.getAttribute('role')) || '';
-  if (['checkbox', 'switch', 'radio', 'menuitemcheckbox', 'menuitemradio'].includes(role)) {
+  if (['checkbox', 'switch', 'radio', 'menuitemcheckbox', 'menuitemradio'].includes(role)) {{
     if (typeof value !== 'boolean') return 'needs_bool';
     const current = () => el.getAttribute('aria-checked') === 'true';
     if (role.endsWith('radio') && value === false && current()) return 'radio_false';
     if (current() !== value) el.click();
     return current() === value ? 'ok' : 'refused';
-  }
-  if (typeof value === 'boolean') {
+  }}
+  if (typeof value === 'boolean') {{
     return (tag === 'SELECT' || tag === 'TEXTAREA' || tag === 'INPUT' || el.isContentEditable) ? 'not_checkbox' : 'not_field';
-  }
+  }}
   const text = String(value);
-  if (tag === 'SELECT') {
+  if (tag === 'SELECT') {{
     const options = Array.from(el.options);
     const norm = s => s.replace(/\\s+/g, ' ').trim();
     const option = options.find(o => o.value === text) || options.find(o => norm(o.text) === norm(text))
       || options.find(o => norm(o.text).toLowerCase() === norm(text).toLowerCase());
     if (!option) return 'no_option';
-    if (option.disabled) return 'option_disabled';
+    if (option.matches(':disabled')) return 'option_disabled';
     if (!el.multiple) el.value = option.value;
     option.selected = true;
     fire();
     return 'ok';
-  }
+  }}
   const textual = tag === 'TEXTAREA' || (tag === 'INPUT' && !['button', 'submit', 'reset', 'image', 'hidden'].includes(type));
-  if (textual) {
+  if (textual) {{
     if (el.readOnly) return 'readonly';
+    if ({VALUE_CHECK}(el, text) !== null) return 'rejected';
     const proto = tag === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
     const setter = Object.getOwnPropertyDescriptor(proto, 'value').set;
     el.focus();
@@ -69,15 +69,15 @@ FORM_INPUT_JS = """function(value) {
     fire();
     if (el.value !== text && !(type === 'number' && Number(el.value) === Number(text))) return 'rejected';
     return 'ok';
-  }
-  if (el.isContentEditable) {
+  }}
+  if (el.isContentEditable) {{
     el.focus();
     el.textContent = text;
-    el.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertReplacementText', data: text}));
+    el.dispatchEvent(new InputEvent('input', {{bubbles: true, composed: true, inputType: 'insertReplacementText', data: text}}));
     return 'ok';
-  }
+  }}
   return 'not_field';
-}"""
+}}"""
 
 
 class InputMembers(MemberHost):
@@ -120,7 +120,7 @@ class InputMembers(MemberHost):
         node = await self._resolve(managed, ref)
         value = p["value"]
         try:
-            outcome = await self._settled(managed, input.call_on(node, FORM_INPUT_JS, value))
+            outcome = await self._settled(managed, core_fields.call_in_world(managed.tab, node, FORM_INPUT_JS, value))
         except CDPEngineError:
             raise MemberError(self._stale_text(ref, "the element was removed from the page")) from None
         errors = {
