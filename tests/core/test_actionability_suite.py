@@ -177,6 +177,21 @@ CASES = [
 ]
 
 
+# What the engine still gets wrong, per case (and surface, where only one does): each fails loudly (strict) the
+# moment it is fixed, so its mark must then go.
+KNOWN: dict[tuple[str, str | None], str] = {
+    ("click-moving-then-still", None): "issue 41: a target in a CSS transition is clicked mid-flight",
+    ("click-moving-forever", None): "issue 41: a target that never stops moving is clicked, not refused",
+    ("click-partly-visible", None): "issue 41: the aim takes the centre of the quad clipped to the viewport, "
+    "not to the overflow:hidden container, and the hit test there finds the container",
+    ("click-pointer-events-none-in-its-wrapper", None): "issue 41: a pointer-events:none field is refused as "
+    "covered by the wrapper that takes its clicks",
+    ("click-svg", "index"): "issue 41: the capture skips svg content, so a role=button inside an svg is not indexed",
+    ("click-hidden", "index"): "issue 41: a display:none button is taken for a stand-in and its parent is clicked",
+    ("check-disabled", "index"): "issue 41: a click on the label of a disabled checkbox answers success",
+}
+
+
 async def act(hand: Hand, case: Case) -> str | None:
     key = hand.key(case.name)
     if case.after_look:
@@ -193,7 +208,10 @@ async def act(hand: Hand, case: Case) -> str | None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-async def test_actionability(hand: Hand, site: object, case: Case) -> None:
+async def test_actionability(hand: Hand, site: object, case: Case, request: pytest.FixtureRequest) -> None:
+    known = KNOWN.get((case.id, hand.name)) or KNOWN.get((case.id, None))
+    if known:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=known))
     url = site.add(f"/actionability/{hand.name}/{case.id}", RECORD + case.body)  # type: ignore[attr-defined]
     await hand.open(url)
     await hand.look()
