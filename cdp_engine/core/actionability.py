@@ -8,6 +8,12 @@ document down, the hit climbing the flat tree, so a slotted label counts as its 
 arm a guard that checks the element the press is delivered to, since the move before the press can open
 something over the element. `core/input.py` sends the events and reads the guard after the click.
 
+As Playwright's retries, an aim is made again in two cases only, so a still, uncovered page pays nothing: a
+target an animation of its geometry moves (on it or above it in the flat tree) is aimed at once its finite
+animations end, and refused as not stable while an endless one runs; a covered one is scrolled to the
+viewport's centre, end and start in turn before it is refused (a sticky header over the edge it was scrolled
+to). A target without pointer events takes a hit on the ancestor that draws it; a stand-in is rendered.
+
 Coordinates are named by their space: `point` is top-level visual viewport CSS px (what
 Input.dispatchMouseEvent takes, and DOM.getContentQuads gives: with a pinch zoom, the part that shows), `local`
 the client coordinates of the element's local root (its layout viewport: the visual one's offset added), and the
@@ -17,6 +23,7 @@ page script converts those to its own document's client coordinates (what elemen
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -34,6 +41,45 @@ INTERCEPTED = "intercepted"  # the hit test passed, but the press was delivered 
 DISABLED = "disabled"  # a click on a disabled element (native :disabled, or aria-disabled on a control)
 NOT_DELIVERED = "not_delivered"  # no press of the click reached the element's document
 IGNORED = "ignored"  # the press reached the element, but nothing on the page handles it and nothing changed
+UNSTABLE = "not_stable"  # an animation of its geometry moves it and does not end (within STABLE_WAIT)
+
+STABLE_WAIT = 5.0  # seconds an aim waits, in all, for the finite animations that move its element to end
+# The alignments a covered element is scrolled to before it is refused as covered (Playwright's retries): a
+# sticky or fixed header over the edge it was scrolled to leaves it clear at the centre, or else at an edge.
+SCROLL_ALIGNMENTS = ("center", "end", "start")
+
+# The running animations that move an element: those of its geometry (transform, position, margins, size, …;
+# not colour, opacity or shadows) on the element or on an element above it in the flat tree (`up`), as a
+# person sees it move. A requestAnimationFrame loop that moves it by script is no animation and is not seen.
+MOVING_ANIMATIONS = r"""const movingAnimations = (el, up) => {
+    const geometry = /^(transform|translate|rotate|scale|offset-.+|left|top|right|bottom|inset(-.*)?|margin(-.*)?|padding(-.*)?|(min-|max-)?(width|height)|(min-|max-)?(block|inline)-size|position|display|flex(-.*)?|grid(-.*)?|order|border(-[a-z]+)*-width|font-size|line-height|zoom|perspective(-origin)?|float|vertical-align|all)$/;
+    const kebab = p => p.replace(/[A-Z]/g, c => '-' + c.toLowerCase());
+    const moving = [];
+    for (let n = el; n && n.getAnimations; n = up(n)) {
+      for (const a of n.getAnimations()) {
+        if (a.playState !== 'running' || !a.effect || !a.playbackRate) continue;
+        const props = a.transitionProperty ? [a.transitionProperty]
+          : (a.effect.getKeyframes ? a.effect.getKeyframes() : []).flatMap(k => Object.keys(k));
+        if (props.some(p => geometry.test(kebab(p)))) moving.push(a);
+      }
+    }
+    return moving;
+  };"""
+# Resolves once the finite animations that move the element (`this`) ended, or after `ms`, whichever is first;
+# the number of them that were running (0: none).
+STILL_FUNCTION = """function(ms) {
+  MOVING_ANIMATIONS
+  const up = n => n.assignedSlot || n.parentElement || (n.parentNode && n.parentNode.host) || null;
+  const finite = movingAnimations(this, up).filter(a => Number.isFinite(a.effect.getComputedTiming().endTime));
+  if (!finite.length) return 0;
+  const ended = Promise.allSettled(finite.map(a => a.finished));
+  return Promise.race([ended, new Promise(r => setTimeout(r, ms))]).then(() => finite.length);
+}""".replace("MOVING_ANIMATIONS", MOVING_ANIMATIONS)
+# Scrolls the element (`this`) to an alignment in every scroll container up to the viewport, at once (a page's
+# smooth scrolling would leave it moving): how a target that a sticky or fixed header covers is brought clear.
+SCROLL_TO_FUNCTION = """function(align) {
+  this.scrollIntoView({block: align, inline: align, behavior: 'instant'});
+}"""
 
 # The hit test and the delivery guard, in the element's own document (its frame's isolated world when there
 # is one), with `this` the element and (x, y) the point in its local root's client coordinates (its layout
@@ -48,6 +94,7 @@ IGNORED = "ignored"  # the press reached the element, but nothing on the page ha
 # of the click are stopped before the page sees them, and the verdict says what intercepted it. The guard
 # lives until it is read (GUARD_VERDICT) or for 5 s, whichever comes first.
 HIT_FUNCTION = """function(x, y, arm) {
+  MOVING_ANIMATIONS
   const target = this;
   const doc = target.ownerDocument, win = doc && doc.defaultView;
   if (!win || !target.isConnected) return {ok: false, reason: 'detached'};
@@ -110,19 +157,42 @@ HIT_FUNCTION = """function(x, y, arm) {
       if (n === target) return {ok: true};
       if (n.localName === 'label' && n.control === target) return {ok: true};
     }
+    // A target that takes no pointer events (pointer-events: none, a combobox's input drawn by its field) is
+    // where a person's click on the wrapper that draws it goes: a hit on one of its flat-tree ancestors (short
+    // of the body and the root) is the target's; anything else over it still covers it.
+    if (passesThrough()) {
+      for (let n = up(target); n && n !== doc.body && n !== doc.documentElement; n = up(n)) {
+        if (n === hit) return {ok: true};
+      }
+    }
     return {ok: false, reason: 'covered', by: describe(hit)};
+  };
+  let through = null;
+  const passesThrough = () => {
+    if (through === null) through = win.getComputedStyle(target).pointerEvents === 'none';
+    return through;
   };
   if (arm) {
     // A click is refused on a disabled element, as Playwright's enabled check: natively disabled (a disabled
-    // <fieldset> included), or aria-disabled on a control, inherited from the nearest ancestor that says.
-    if (target.matches(':disabled')) return {ok: false, reason: 'disabled'};
-    const roled = target.hasAttribute('role') || /^(a|button|input|select|textarea|summary|option)$/.test(target.localName);
-    for (let n = target; roled && n; n = up(n)) {
+    // <fieldset> included), or aria-disabled on a control, inherited from the nearest ancestor that says. A
+    // label is judged by its control (Playwright's follow-label): a click on it acts on the control or on nothing.
+    const judged = target.localName === 'label' && target.control ? target.control : target;
+    if (judged.matches(':disabled')) return {ok: false, reason: 'disabled'};
+    const roled = judged.hasAttribute('role') || /^(a|button|input|select|textarea|summary|option)$/.test(judged.localName);
+    for (let n = judged; roled && n; n = up(n)) {
       const a = n.getAttribute && (n.getAttribute('aria-disabled') || '').toLowerCase();
       if (a === 'true') return {ok: false, reason: 'disabled'};
       if (a === 'false') break;
     }
   }
+  // A target still moving (an animation of its geometry on it or an element above it in the flat tree) is
+  // not aimed at: the point would be one it is leaving. Finite ones are waited for (STILL_FUNCTION), endless
+  // ones refuse the input. A page without running animations pays one getAnimations() per ancestor.
+  let endless = false, finite = false;
+  for (const m of movingAnimations(target, up)) {
+    if (Number.isFinite(m.effect.getComputedTiming().endTime)) finite = true; else endless = true;
+  }
+  if (endless || finite) return {ok: false, reason: 'moving', endless};
   const verdict = hitAt(x, y);
   if (!verdict.ok || !arm) return verdict;
   const old = win.__cdpEngineGuard;
@@ -178,7 +248,7 @@ HIT_FUNCTION = """function(x, y, arm) {
   win.__cdpEngineGuard = guard;
   target.__cdpEngineGuard = guard;
   return verdict;
-}"""
+}""".replace("MOVING_ANIMATIONS", MOVING_ANIMATIONS)
 GUARD_VERDICT = """function() {
   const guard = this.__cdpEngineGuard;
   if (!guard) return null;
@@ -257,6 +327,8 @@ def refusal(exc: NotClickableError) -> str:
         return "did not receive the click: no press of it reached the page"
     if exc.reason == IGNORED:
         return "ignored the click: nothing on the page handles a click on it, and the page did not change"
+    if exc.reason == UNSTABLE:
+        return "is still moving (an animation that does not end moves it)"
     return f"is not visible: {exc}"
 
 
@@ -434,7 +506,52 @@ def world_context_of(tab: InputTab, target: Target) -> int | None:
 async def hit_target(tab: InputTab, target: Target, *, arm: bool = False) -> tuple[float, float]:
     """Aim at the element and check that its point takes the pointer (the hit test in its own document, the
     flat tree followed); with `arm`, a delivery guard is armed for a click sent next at that point
-    (click_at reads it). The point in top-level viewport CSS pixels; NotClickableError otherwise."""
+    (click_at reads it). The point in top-level viewport CSS pixels; NotClickableError otherwise.
+
+    Two verdicts aim again, as Playwright's retries do, and cost nothing on a still, uncovered page: an
+    element an animation of its geometry moves (on it or above it) waits for finite ones to end (at most
+    STABLE_WAIT in all; an endless one is refused at once: UNSTABLE); a covered one is scrolled to each of
+    SCROLL_ALIGNMENTS in turn (a sticky header over the edge it was scrolled to) before it is refused."""
+    deadline = asyncio.get_running_loop().time() + STABLE_WAIT
+    alignments = iter(SCROLL_ALIGNMENTS)
+    while True:
+        try:
+            return await _hit_once(tab, target, arm=arm, deadline=deadline)
+        except _AimAgain:
+            continue
+        except NotClickableError as exc:
+            align = next(alignments, None) if exc.reason == COVERED else None
+            if align is None or not await _scrolled_to(tab, target, align):
+                raise
+
+
+class _AimAgain(Exception):
+    """The element was moving and its finite animations were waited for: aim at it again."""
+
+
+async def _scrolled_to(tab: InputTab, target: Target, align: str) -> bool:
+    """Scroll the element to `align` (SCROLL_TO_FUNCTION); False when it could not be."""
+    try:
+        await scripts.call_on_node(target.session, target.backend_node_id, SCROLL_TO_FUNCTION, align)
+    except CDPEngineError:
+        return False
+    return True
+
+
+async def _wait_still(session: CDPSession, object_id: str, seconds: float) -> None:
+    """Wait (at most `seconds`) for the finite animations that move the element to end (STILL_FUNCTION)."""
+    ms = max(int(seconds * 1000), 0)
+    with contextlib.suppress(CDPEngineError):
+        await session.send(
+            "Runtime.callFunctionOn",
+            {"objectId": object_id, "functionDeclaration": STILL_FUNCTION, "arguments": [{"value": ms}],
+             "awaitPromise": True, "returnByValue": True},
+            timeout=seconds + 1.0,
+        )  # fmt: skip
+
+
+async def _hit_once(tab: InputTab, target: Target, *, arm: bool, deadline: float) -> tuple[float, float]:
+    """One aim and hit test (hit_target); _AimAgain after waiting for the element to stop moving."""
     aim, target = await _aim_or_stand_in(tab, target, resolve=True)
     assert aim.object_id is not None
     session = target.session
@@ -453,6 +570,18 @@ async def hit_target(tab: InputTab, target: Target, *, arm: bool = False) -> tup
         raise
     verdict = result.get("result", {}).get("value") or {}
     if not verdict.get("ok"):
+        if verdict.get("reason") == "moving":
+            left = deadline - asyncio.get_running_loop().time()
+            try:
+                if verdict.get("endless") or left <= 0:
+                    raise NotClickableError(
+                        "the element is still moving: an animation of its position or size does not end",
+                        UNSTABLE,
+                    )
+                await _wait_still(session, aim.object_id, left)
+            finally:
+                scripts.release(session, aim.object_id)
+            raise _AimAgain
         scripts.release(session, aim.object_id)
         if verdict.get("reason") == "outside":
             raise NotClickableError("no part of the element shows at its visible point", NOT_VISIBLE)

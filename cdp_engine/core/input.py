@@ -13,10 +13,14 @@ kept per tab (`InputState.of(tab)`, a `tab.extension`), so raw down/move/up sequ
 right `buttons` bitmask and a click while a modifier is held is a modified click. Key events all
 come from the one key table in `keys.py`.
 
+A mouse's pointer events carry pressure 0.5 while a button is down (`force`). Typing into a field
+(`insert_text`) inserts the text but for its last character, which is a real key press when the key table
+types it, so the page's key listeners hear a person type.
+
 Failures a surface must word itself raise `NotClickableError` (a subclass of
-`NotInteractableError`) with a stable `reason`: "not_visible", "covered" (before the click) or
-"intercepted" (the press was delivered to another element, which the guard kept from the page), and
-`by`, what took the pointer.
+`NotInteractableError`) with a stable `reason`: "not_visible", "covered", "disabled", "not_stable" (before the
+click), "intercepted" (the press was delivered to another element, which the guard kept from the page),
+"not_delivered" or "ignored", and `by`, what took the pointer.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from .actionability import (
     INTERCEPTED,
     NOT_DELIVERED,
     NOT_VISIBLE,
+    UNSTABLE,
     InputTab,
     NotClickableError,
     NotInteractableError,
@@ -63,6 +68,7 @@ __all__ = [
     "NOT_DELIVERED",
     "NOT_VISIBLE",
     "PRESS_COUNTER",
+    "UNSTABLE",
     "InputState",
     "InputTab",
     "NotClickableError",
@@ -98,6 +104,16 @@ log = logging.getLogger("cdp_engine")
 _E = TypeVar("_E")
 
 BUTTONS = {"left": 1, "right": 2, "middle": 4, "none": 0}
+# A mouse's pointer events carry pressure 0.5 while a button is down and 0 otherwise (Pointer Events: "for
+# hardware that does not support pressure"); Chromium takes a CDP event's `force` as that pressure, 0 unless sent.
+PRESSED_FORCE = 0.5
+
+
+def _pressure(buttons: int) -> dict[str, float]:
+    """The `force` of a mouse event with `buttons` down (none sent when no button is: 0 is the default)."""
+    return {"force": PRESSED_FORCE} if buttons else {}
+
+
 DRAG_STEPS = 5  # intermediate moves of a drag, so drag handlers see movement
 FRAMES_DRAWN = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))"
 # Counts presses that reach a frame, in the engine's isolated world (invisible to the page).
@@ -164,21 +180,26 @@ async def _send_click(
     base = {"x": x, "y": y, "modifiers": modifiers | state.modifiers}
     closed_before = s.closed  # then nothing goes out: the error stands
     futures = [
-        s.send("Input.dispatchMouseEvent", {**base, "type": "mouseMoved", "button": "none", "buttons": held})
+        s.send(
+            "Input.dispatchMouseEvent",
+            {**base, "type": "mouseMoved", "button": "none", "buttons": held, **_pressure(held)},
+        )
     ]
     for n in range(1, click_count + 1):
         futures.append(
             s.send(
                 "Input.dispatchMouseEvent",
-                {**base, "type": "mousePressed", "button": button, "buttons": held | bit, "clickCount": n},
+                {**base, "type": "mousePressed", "button": button, "buttons": held | bit, "clickCount": n,
+                 **_pressure(held | bit)},
             )
-        )
+        )  # fmt: skip
         futures.append(
             s.send(
                 "Input.dispatchMouseEvent",
-                {**base, "type": "mouseReleased", "button": button, "buttons": held, "clickCount": n},
+                {**base, "type": "mouseReleased", "button": button, "buttons": held, "clickCount": n,
+                 **_pressure(held)},
             )
-        )
+        )  # fmt: skip
     state.x, state.y = x, y
     try:
         await asyncio.gather(*futures)
@@ -326,7 +347,7 @@ def _moved(tab: InputTab, x: float, y: float, modifiers: int) -> asyncio.Future[
     future = tab.session.send(
         "Input.dispatchMouseEvent",
         {"type": "mouseMoved", "x": x, "y": y, "modifiers": modifiers | state.modifiers, "buttons": state.mask,
-         "button": "none"},
+         "button": "none", **_pressure(state.mask)},
     )  # fmt: skip
     state.x, state.y = x, y
     return future
@@ -386,7 +407,7 @@ async def _button(
         state.buttons.discard(button)
     params = {
         "type": kind, "x": state.x, "y": state.y, "button": button, "buttons": state.mask,
-        "clickCount": click_count, "modifiers": modifiers | state.modifiers,
+        "clickCount": click_count, "modifiers": modifiers | state.modifiers, **_pressure(state.mask),
     }  # fmt: skip
     sent.append(tab.session.send("Input.dispatchMouseEvent", params))
     await asyncio.gather(*sent)
@@ -473,8 +494,19 @@ async def hold(tab: InputTab, chord: str, *, implied_shift: bool = True) -> Asyn
 
 
 async def insert_text(tab: InputTab, text: str) -> None:
-    """Type a run of text into the focused element as one trusted insertion (input events fire)."""
-    await tab.session.send("Input.insertText", {"text": text})
+    """Type a run of text into the focused element: all but its last character as one trusted insertion
+    (input events fire), the last one as a person's key press (keydown, keypress, input, keyup) when the key
+    table can type it, so a list that opens on a key event opens. The value is the same as one insertion's;
+    a last character no key types (an emoji, CJK, a line break or a tab, which would press Enter or Tab) is
+    inserted too. The events go out together: the session handles them in order."""
+    session = tab.session
+    last = text[-1:]
+    if not last or not last.isprintable() or not keys.is_on_layout(last):
+        await session.send("Input.insertText", {"text": text})
+        return
+    sent = [session.send("Input.insertText", {"text": text[:-1]})] if len(text) > 1 else []
+    sent += [session.send("Input.dispatchKeyEvent", event) for event in keys.text_events(last)]
+    await asyncio.gather(*sent)
 
 
 async def type_text(tab: InputTab, text: str) -> None:

@@ -29,12 +29,17 @@ class Target(Protocol):
 # clipped (react-select's non-searchable select), and draws the control around it. Such an element is
 # offered as what it stands for: the pointer goes to the nearest ancestor a person sees (at least 8x8 px, not
 # hidden, not transparent), whose handlers are the control's. An element that is not a keyboard target
-# (tabindex -1, aria-hidden: a library's hidden original <select>) stands for nothing.
+# (tabindex -1, aria-hidden: a library's hidden original <select>) stands for nothing, nor does one that is not
+# rendered: a stand-in has a layout box (client rects: a 1 px or clipped input has one; a display:none element,
+# or one inside a display:none ancestor, has none) and is not visibility:hidden (it could not take focus). A
+# control hidden after the agent looked is refused as not rendered, never clicked at the ancestor around it.
 STAND_IN_FUNCTION = """function() {
   const el = this;
   const r = el.getBoundingClientRect();
   if (r.width > 2 && r.height > 2) return null;
   if (el.getAttribute('aria-hidden') === 'true' || el.tabIndex < 0) return null;
+  if (!el.getClientRects().length) return null;
+  if (el.checkVisibility && !el.checkVisibility({visibilityProperty: true})) return null;
   for (let n = el.parentElement || (el.parentNode && el.parentNode.host), i = 0; n && i < 6;
        n = n.parentElement || (n.parentNode && n.parentNode.host), i++) {
     const b = n.getBoundingClientRect(), s = getComputedStyle(n);

@@ -404,8 +404,9 @@ async def test_snapshot_and_ref_actions(s: Surface, site: Any) -> None:
     assert await s.ok("browser_press_key", key="Control+A") == {"pressed": "Control+A"}
     await s.ok("browser_press_key", key="Shift+Tab")
     log = (await s.ok("browser_evaluate", expression="log"))["result"]
-    # The click's modifiers went down as keys (as Playwright holds them), then the drag and the presses.
-    assert log == ["Shift", "Control", "down", "up:dst", "Control", "A", "Shift", "Tab"]  # "A" is A
+    # The click's modifiers went down as keys (as Playwright holds them), then the last character of each
+    # typed text as a person's key press (core/input.insert_text), then the drag and the presses.
+    assert log == ["Shift", "Control", "m", "e", "z", "down", "up:dst", "Control", "A", "Shift", "Tab"]  # "A" is A
     await s.err("browser_press_key", "invalid_params", key="NoSuchKey")
     # Verification tools.
     assert await s.ok("browser_verify_element_visible", ref=go) == {"visible": True, "ref": go}
