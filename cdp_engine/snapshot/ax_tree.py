@@ -21,6 +21,7 @@ from ..cdp.connection import CDPSession, gc_paused
 from ..core.refs import ax_name, ax_role
 from .capture import DocFacts, ElementBox, element_boxes
 from .probes import ChangeProbes
+from .roles import INTERACTIVE_ROLES
 from .snapshot_doc import EXTENDED_STYLES
 
 if TYPE_CHECKING:
@@ -144,7 +145,7 @@ async def _join(
         root_raw = next((n for n in nodes if not n.get("parentId")), None)
         if root_raw is None:
             continue
-        maker = NodeMaker(frame.session, fid, boxes, owner_nodes, reasons or {})
+        maker = NodeMaker(frame.session, fid, boxes, owner_nodes, reasons or {}, extended=reasons is not None)
         root = maker.make(root_raw)
         maker.grow(root_raw, root, {n["nodeId"]: n for n in nodes})
         propagate_visibility(root, True)
@@ -201,9 +202,12 @@ class NodeMaker:
         boxes: dict[tuple[str, int], ElementBox],
         owner_nodes: dict[tuple[str, int], AXNode],
         reasons: dict[tuple[str, int], str],
+        *,
+        extended: bool = False,
     ) -> None:
         self.session, self.frame_id, self.sid = session, frame_id, session.id or ""
         self.boxes, self.owner_nodes, self.reasons = boxes, owner_nodes, reasons
+        self.extended = extended
 
     def make(self, raw: dict[str, Any]) -> AXNode:
         role, name, props, value = ax_fields(raw)
@@ -217,6 +221,12 @@ class NodeMaker:
             if node.role == "Iframe" or node.tag in ("iframe", "frame"):
                 self.owner_nodes[key] = node
             node.reason = self.reasons.get(key)
+            if node.reason is None and self.extended and node.role in ("generic", "none") and node.attributes:
+                # A role the element index takes from the attribute (snapshot/roles.py) that Chromium drops in its
+                # context (role=option rows with no listbox): the same element is a target in every view.
+                token = str(node.attributes.get("role") or "").strip().lower().split(" ")[0]
+                if token in INTERACTIVE_ROLES:
+                    node.reason = "role"
         return node
 
     def grow(self, raw: dict[str, Any], node: AXNode, by_id: dict[str, dict[str, Any]]) -> None:

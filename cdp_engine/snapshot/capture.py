@@ -55,6 +55,10 @@ INPUT_TYPES = frozenset(
     }
 )  # fmt: skip
 DISABLEABLE = frozenset({"button", "input", "select", "textarea", "option", "optgroup", "fieldset"})
+# Input types that take no typed text (everything else, text by default, is a text field).
+NOT_TYPED = frozenset(
+    {"checkbox", "radio", "hidden", "button", "submit", "reset", "image", "file", "range", "color"}
+)
 SKIP_CONTENT = frozenset({"script", "style", "noscript", "template", "head", "title", "meta", "link", "svg"})
 # Tags kept in page_content (everything else contributes only its text and children).
 SEMANTIC_TAGS = frozenset(
@@ -483,8 +487,11 @@ class StateBuilder(Occlusion, PageContent):
                 continue
             name = names[i]
             if name in SKIP_CONTENT and i not in extended:  # an extended target may be an svg icon
-                i = end[i]
-                continue
+                # An svg's shapes are drawing, not content, unless one of them is a control (role=button on a
+                # <circle>, an svg <a>): then the svg is walked like any element. Icons are a few nodes.
+                if name != "svg" or not any(j in flagged or names[j] == "a" for j in range(i, end[i])):
+                    i = end[i]
+                    continue
             if truncated:
                 if live is None:
                     live = self._in_view(doc)[0]
@@ -748,13 +755,20 @@ class StateBuilder(Occlusion, PageContent):
         """Whether a transparent or tiny interactive element is offered as a target. Visible means a person sees
         it or it takes the pointer: a transparent checkbox or radio of ordinary size that takes the pointer
         (pointer-events checked by verify(); a styled checkbox's real input over its drawing) is offered as
-        itself, with its checked state (a transparent button draws nothing: not offered); a keyboard
+        itself, with its checked state, and so is a transparent text field that takes the pointer (it shows on
+        focus); a transparent button draws nothing: not offered. A keyboard
         target a library keeps tiny or transparent inside its drawn control (react-select's input) is offered
         too, and the pointer goes to what it stands for (core/actionability: STAND_IN_FUNCTION). Anything else
         (a visually hidden original <select>, aria-hidden or out of the tab order) is not offered."""
         if opacity <= 0:  # the real hit target of a box drawn under it: a styled checkbox's or radio's input
-            checkable = attrs.get("type", "").lower() in ("checkbox", "radio") or role in ("checkbox", "radio", "switch")
-            return checkable and box[2] >= 8 and box[3] >= 8 and node in doc.cover_rect
+            kind = attrs.get("type", "").lower()
+            checkable = kind in ("checkbox", "radio") or role in ("checkbox", "radio", "switch")
+            # A text field drawn transparent until it takes focus (a search box that fades in): a person's click
+            # where it is focuses it, so it is offered when it takes the pointer and is in the tab order.
+            typed = (name == "textarea" or (name == "input" and kind not in NOT_TYPED)) and not (
+                attrs.get("aria-hidden") == "true" or attrs.get("tabindex", "").strip() == "-1"
+            )
+            return (checkable or typed) and box[2] >= 8 and box[3] >= 8 and node in doc.cover_rect
         if attrs.get("aria-hidden") == "true" or attrs.get("tabindex", "").strip() == "-1":
             return False
         return name in ("input", "textarea", "select") or role in STAND_IN_ROLES

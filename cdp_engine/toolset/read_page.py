@@ -221,7 +221,11 @@ def _walk_lines(
             if not wanted and filter is None and not node.visible and role not in ("iframe",):
                 hidden += 1
             if wanted and level < depth:
-                if not name and (not _is_interactive(node) or node.reason is not None):
+                if not name and node.reason is not None and _holds_a_control(node):
+                    # An extended target around controls (a cart row with its Checkout button, a dialog
+                    # trigger's wrapper) is named by its text outside them; the controls keep their own lines.
+                    name = _text_outside_controls(node, 120)
+                elif not name and (not _is_interactive(node) or node.reason is not None):
                     # An extended target (a div with a listener) is named by its text, as a paragraph is.
                     own = _own_text(node) or (_descendant_text(node, 120) if node.reason is not None else "")
                     if own:
@@ -349,6 +353,27 @@ def _token_hit(token: str, words: set[str]) -> bool:
     return len(token) >= 3 and any(
         w.startswith(token) or (len(w) >= 4 and token.startswith(w)) for w in words
     )
+
+
+def _holds_a_control(node: AXNode) -> bool:
+    """Whether an interactive element (one read_page gives a ref of its own) lies under the node."""
+    return any(child is not node and _is_interactive(child) for child, _ in node.walk())
+
+
+def _text_outside_controls(node: AXNode, limit: int) -> str:
+    """The node's text but for what its interactive descendants hold (they have lines of their own)."""
+    parts: list[str] = []
+    size = 0
+    stack = list(reversed(node.children))
+    while stack and size <= limit:
+        child = stack.pop()
+        if child.role in TEXT_ROLES:
+            if child.name:
+                parts.append(child.name)
+                size += len(child.name)
+        elif not _is_interactive(child):
+            stack.extend(reversed(child.children))
+    return " ".join(parts)
 
 
 def _descendant_text(node: AXNode, limit: int = 300) -> str:

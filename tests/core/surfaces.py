@@ -8,6 +8,7 @@ answers None on success, else the surface's error text, so one case table can ru
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import AsyncIterator
 from typing import Any
@@ -21,6 +22,11 @@ from cdp_engine.toolset.driver_config import ToolsetConfig
 from cdp_engine.toolset.executor import BrowserToolset
 
 SURFACES = ["index", "toolset", "mcp"]
+
+
+def same_name(asked: str, shown: str | None) -> bool:
+    """A name as a person matches it: the same words, whatever the case (CSS may draw it in capitals)."""
+    return " ".join((shown or "").split()).casefold() == asked.casefold()
 
 
 class NotShown(AssertionError):
@@ -49,6 +55,10 @@ class Hand:
     async def fill(self, key: str, text: str) -> str | None:
         raise NotImplementedError
 
+    async def type(self, key: str, text: str) -> str | None:
+        """Type text into the field as a person does: click it, then the keys (the field keeps what it had)."""
+        raise NotImplementedError
+
     async def check(self, key: str, checked: bool) -> str | None:
         raise NotImplementedError
 
@@ -75,7 +85,7 @@ class IndexHand(Hand):
 
     def key(self, name: str) -> str:
         for key, el in self.state["element_index"].items():
-            if name in (el["aria-label"], (el["text_content"] or "").strip()):
+            if same_name(name, el["aria-label"]) or same_name(name, el["text_content"]):
                 return str(key)
         raise NotShown(f"{name!r} not in the element index: {self.state['element_index']}")
 
@@ -89,6 +99,9 @@ class IndexHand(Hand):
 
     async def fill(self, key: str, text: str) -> str | None:
         return await self._act({"action": "input_text", "element_index": int(key), "text": text, "overwrite": True})
+
+    async def type(self, key: str, text: str) -> str | None:
+        return await self._act({"action": "input_text", "element_index": int(key), "text": text, "overwrite": False})
 
     async def check(self, key: str, checked: bool) -> str | None:
         el = self.state["element_index"][key]
@@ -125,7 +138,7 @@ class ToolsetHand(Hand):
     def key(self, name: str) -> str:
         for line in self.listing.splitlines():
             m = re.search(r'"([^"]*)" \[(ref_\d+)\]', line)
-            if m and m.group(1).strip() == name:
+            if m and same_name(name, m.group(1)):
                 return m.group(2)
         raise NotShown(f"{name!r} not in read_page:\n{self.listing}")
 
@@ -138,6 +151,11 @@ class ToolsetHand(Hand):
 
     async def fill(self, key: str, text: str) -> str | None:
         return await self._member("form_input", {"target": {"type": "ref", "ref": key}, "value": text})
+
+    async def type(self, key: str, text: str) -> str | None:
+        return await self._member("left_click", {"target": {"type": "ref", "ref": key}}) or await self._member(
+            "type", {"text": text}
+        )
 
     async def check(self, key: str, checked: bool) -> str | None:
         return await self._member("form_input", {"target": {"type": "ref", "ref": key}, "value": checked})
@@ -170,9 +188,13 @@ class McpHand(Hand):
 
     def key(self, name: str) -> str:
         for line in self.snapshot.splitlines():
-            m = re.search(r'"([^"]*)"[^\n]*\[ref=(e\d+)\]', line)
-            if m and m.group(1).strip() == name:
-                return m.group(2)
+            # `- button "Go" [ref=e3]`, or a control named by its text: `- generic [ref=e5] [cursor=pointer]: Go`
+            named = re.search(r'"([^"]*)"[^\n]*\[ref=(e\d+)\]', line)
+            texted = re.search(r"\[ref=(e\d+)\][^:\n]*: (.+)$", line)
+            if named and same_name(name, named.group(1)):
+                return named.group(2)
+            if not named and texted and same_name(name, texted.group(2).strip('"')):
+                return texted.group(1)
         raise NotShown(f"{name!r} not in the snapshot:\n{self.snapshot}")
 
     async def _tool(self, tool: str, **args: Any) -> str | None:
@@ -184,6 +206,9 @@ class McpHand(Hand):
 
     async def fill(self, key: str, text: str) -> str | None:
         return await self._tool("browser_type", ref=key, text=text)
+
+    async def type(self, key: str, text: str) -> str | None:
+        return await self._tool("browser_type", ref=key, text=text, clear_first=False)
 
     async def check(self, key: str, checked: bool) -> str | None:
         return await self._tool("browser_fill_form", fields=[{"ref": key, "value": checked, "type": "checkbox"}])
@@ -197,23 +222,47 @@ class McpHand(Hand):
         return await page.tab.evaluate(expression)
 
 
+@contextlib.asynccontextmanager
+async def open_hand(
+    surface: str, browser: cdp_engine.Browser, context: cdp_engine.BrowserContext, interactive: str = "strict"
+) -> AsyncIterator[Hand]:
+    """The scripted hand on one surface, every surface set to the same interactive set."""
+    if surface == "index":
+        tab = await context.new_tab()
+        assert isinstance(tab, cdp_engine.AgentTab)
+        tab.element_index.interactive = interactive
+        yield IndexHand(tab)
+    elif surface == "toolset":
+        config = ToolsetConfig(interactive="extended" if interactive == "extended" else "strict")
+        ts = await BrowserToolset(browser, context=context, config=config).start()
+        try:
+            yield ToolsetHand(ts)
+        finally:
+            await ts.close()
+    else:
+        manager = InstanceManager(Config(interactive="extended" if interactive == "extended" else "strict"), browser=browser)
+        tools = BrowserTools(manager)
+        try:
+            env = await tools.call("browser_create_instance", {"name": "t"})
+            assert env["status"] == "success", env
+            yield McpHand(tools)
+        finally:
+            await manager.close()
+
+
 @pytest_asyncio.fixture(params=SURFACES, name="hand")
 async def hand_fixture(
     request: pytest.FixtureRequest, browser: cdp_engine.Browser, context: cdp_engine.BrowserContext
 ) -> AsyncIterator[Hand]:
     """The same scripted hand on each surface in turn."""
-    if request.param == "index":
-        tab = await context.new_tab()
-        assert isinstance(tab, cdp_engine.AgentTab)
-        yield IndexHand(tab)
-    elif request.param == "toolset":
-        ts = await BrowserToolset(browser, context=context, config=ToolsetConfig()).start()
-        yield ToolsetHand(ts)
-        await ts.close()
-    else:
-        manager = InstanceManager(Config(), browser=browser)
-        tools = BrowserTools(manager)
-        env = await tools.call("browser_create_instance", {"name": "t"})
-        assert env["status"] == "success", env
-        yield McpHand(tools)
-        await manager.close()
+    async with open_hand(request.param, browser, context) as hand:
+        yield hand
+
+
+@pytest_asyncio.fixture(params=SURFACES, name="extended_hand")
+async def extended_hand_fixture(
+    request: pytest.FixtureRequest, browser: cdp_engine.Browser, context: cdp_engine.BrowserContext
+) -> AsyncIterator[Hand]:
+    """The same scripted hand on each surface in turn, every surface in the extended interactive set."""
+    async with open_hand(request.param, browser, context, "extended") as hand:
+        yield hand

@@ -34,12 +34,13 @@ document.addEventListener('input', () => { heard++; });
 class Case:
     id: str
     body: str
-    action: str  # click | fill | check | select
+    action: str  # click | fill | type | check | select
     name: str  # the control's accessible name
     lands: bool  # True: must land; False: must be refused, nothing changed
     effect: str  # a page expression, true when the case's outcome (landed, or nothing changed) holds
     value: str | bool = ""
     after_look: str = ""  # what the page does after the agent looked
+    before_look: str = ""  # what the page does before the agent looks (a scroll a person made)
 
 
 BUTTON = "<button data-t=go id=b onclick=\"window.moving = document.getAnimations().some(a => a.playState === 'running')\">Go</button>"
@@ -180,15 +181,6 @@ CASES = [
 # What the engine still gets wrong, per case (and surface, where only one does): each fails loudly (strict) the
 # moment it is fixed, so its mark must then go.
 KNOWN: dict[tuple[str, str | None], str] = {
-    ("click-moving-then-still", None): "issue 41: a target in a CSS transition is clicked mid-flight",
-    ("click-moving-forever", None): "issue 41: a target that never stops moving is clicked, not refused",
-    ("click-partly-visible", None): "issue 41: the aim takes the centre of the quad clipped to the viewport, "
-    "not to the overflow:hidden container, and the hit test there finds the container",
-    ("click-pointer-events-none-in-its-wrapper", None): "issue 41: a pointer-events:none field is refused as "
-    "covered by the wrapper that takes its clicks",
-    ("click-svg", "index"): "issue 41: the capture skips svg content, so a role=button inside an svg is not indexed",
-    ("click-hidden", "index"): "issue 41: a display:none button is taken for a stand-in and its parent is clicked",
-    ("check-disabled", "index"): "issue 41: a click on the label of a disabled checkbox answers success",
 }
 
 
@@ -201,6 +193,9 @@ async def act(hand: Hand, case: Case) -> str | None:
     if case.action == "fill":
         assert isinstance(case.value, str)
         return await hand.fill(key, case.value)
+    if case.action == "type":
+        assert isinstance(case.value, str)
+        return await hand.type(key, case.value)
     if case.action == "check":
         return await hand.check(key, bool(case.value))
     assert isinstance(case.value, str)
