@@ -9,8 +9,8 @@ the page's handlers for it ran. Then:
 
 - changed at once (the handlers changed the DOM): that is the input's effect, no wait for more;
 - nothing changed at once: the page gets `allowance_ms` (0: one task turn, so microtasks and
-  zero-delay timers the handlers set have run; Chromium runs that turn after the frame it draws
-  for a pointer input, ~10 ms, and at once after typed text); a longer timer is not waited for;
+  zero-delay timers the handlers set have run; a Chromium with DeferRendererTasksAfterInput, which a
+  launched one is not, runs that turn only after the frame it draws for a click or a key press); a longer timer is not waited for;
 - changes after that (a timer's render, a ticker the input started): the quiet window: the settle
   ends once none came for `quiet_ms`, at most `max_ms` (then `deadline` is reported). A page that
   was changing by itself when armed (three changes of its own within 100 ms, outside any input and
@@ -26,8 +26,11 @@ the page's handlers for it ran. Then:
 The caller's next read (`speculative`, the state capture) may be sent right behind the first look, and
 again behind the look at the caused requests' answers: the renderer runs it after the look, so when that
 look ended within its own call (the change it looks for was there already) and nothing else is to be
-waited for, its result is the read after the settle, one round trip sooner (report.speculated);
-otherwise it is awaited, dropped, and the caller reads again.
+waited for, its result is the read after the settle, one round trip sooner (report.speculated). When the
+look waited (a task turn, a quiet window) the read ran before it ended: it still stands when the change
+probe's key each look ended with (LOOK_FUNCTION's `key`) is the key the read was taken at
+(`Speculation.stands`), since nothing the state depends on changed in between. Otherwise it is awaited,
+dropped, and the caller reads again.
 A held dialog ends the settle at once (the renderer is paused until it is answered). Every wait has
 a deadline and nothing sleeps a fixed time; the SettleReport says what was waited for, how long each
 phase took, whether a wait ran to its deadline, and with which knobs (SettleOptions).
@@ -38,7 +41,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +68,7 @@ __all__ = [
     "NetworkTracker",
     "SettleOptions",
     "SettleReport",
+    "Speculation",
     "dom_quiet",
     "observe",
     "settle",
@@ -97,6 +101,16 @@ class SettleOptions:
     def use(self, tab: Tab) -> None:
         """Make these the options of every settle on the tab, whichever surface acts."""
         tab.extensions[SettleOptions] = self
+
+
+@dataclass(frozen=True)
+class Speculation:
+    """The caller's read after the settle, sent behind its first look (module docstring). `stands(result,
+    keys)`: whether a result read while a look still waited is the read after it, given the change probe's key
+    each look ended with, by (session id, execution context id) of its frame document."""
+
+    read: Callable[[], Awaitable[Any]]
+    stands: Callable[[Any, Mapping[tuple[str, int], str]], bool] | None = None
 
 
 @dataclass
@@ -287,7 +301,7 @@ async def settle(
     stop_ends: bool = False,
     until: asyncio.Event | None = None,
     raise_closed: bool = True,
-    speculative: Callable[[], Awaitable[Any]] | None = None,
+    speculative: Speculation | None = None,
     arming: Arming | None = None,
     scrolls: bool = True,
 ) -> SettleReport:
@@ -360,12 +374,13 @@ class _Settling:
         network: NetworkTracker | None,
         mark: int,
         dialog_ends: bool,
-        speculative: Callable[[], Awaitable[Any]] | None = None,
+        speculative: Speculation | None = None,
     ) -> None:
         self.speculative = speculative
         self.speculation: asyncio.Future[Any] | None = None
         self.speculated_after = ""  # the look the speculation in flight went out behind
         self.in_call = False  # every look ended within its own call (LOOK_FUNCTION's `sync`)
+        self.end_keys: dict[tuple[str, int], str] = {}  # the change probe's key each look of the last ended with
         self.tab = tab
         self.report = report
         self.options = report.options
@@ -443,12 +458,12 @@ class _Settling:
                 return
 
     async def _took_speculation(self) -> bool:
-        """Whether the read sent behind the last look is the read after the settle (module docstring): every
-        look ended within its own call and nothing else is to be waited for; then it is awaited."""
+        """Whether the read sent behind the last look is the read after the settle (module docstring): nothing
+        else is to be waited for, and every look ended within its own call or the read's key is the one the
+        looks ended with (Speculation.stands)."""
         report = self.report
         if (
             self.speculation is None
-            or not self.in_call
             or self.held()
             or (self.watcher is not None and self.watcher.navigating)
             or self._caused()
@@ -456,8 +471,14 @@ class _Settling:
         ):
             return False
         t = time.perf_counter()
+        result = None
         with contextlib.suppress(CDPEngineError, TimeoutError):
-            report.speculated = await self.speculation
+            result = await self.speculation
+        stands = self.speculative.stands if self.speculative is not None else None
+        if result is None or not (self.in_call or (stands is not None and stands(result, self.end_keys))):
+            self.speculation = None
+            return False
+        report.speculated = result
         report.speculated_after = self.speculated_after
         report.read_ms = (time.perf_counter() - t) * 1000
         return True
@@ -490,6 +511,7 @@ class _Settling:
         """Run the look (LOOK_FUNCTION's `mode`) in every frame document, racing a held dialog and a
         navigation request; with `speculate`, send the caller's speculative read right behind it."""
         self.in_call = False
+        self.end_keys = {}
         if not frames or self.tab.closed:
             return
         o = self.options
@@ -501,7 +523,7 @@ class _Settling:
             for f in frames
         ]  # fmt: skip
         if speculate and self.speculative is not None:
-            self.speculation = asyncio.ensure_future(self.speculative())  # its commands go out behind the looks
+            self.speculation = asyncio.ensure_future(self.speculative.read())  # its commands go out behind the looks
             self.speculated_after = mode
         gathered = asyncio.ensure_future(asyncio.gather(*looks, return_exceptions=True))
         early = asyncio.ensure_future(self.tab.wait_for_condition(lambda: self.held() or self.requested(), budget))
@@ -524,6 +546,11 @@ class _Settling:
         results = gathered.result()
         values = [_value(result) for result in results]
         self.in_call = all(isinstance(value, dict) and value.get("sync") for value in values)
+        self.end_keys = {
+            (f.session.id or "", f.context): value["key"]
+            for f, value in zip(frames, values, strict=True)
+            if isinstance(value, dict) and isinstance(value.get("key"), str)
+        }
         missing = [f for f, r, v in zip(frames, results, values, strict=True) if v is None and not isinstance(r, BaseException)]
         if missing and function is LOOK_FUNCTION:  # worlds without the observer's functions: install and look there
             await self._look(missing, mode, expect, function=LOOK_FULL)

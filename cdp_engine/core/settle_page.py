@@ -162,7 +162,11 @@ _LOOK_BODY = """
       s.wake = null; clearTimeout(timer); s.seen = s.n; s.ours = false;
       if (deadline && continued) s.streaming = true;  // the page never paused: a stream of its own
       removeEventListener('wheel', s.onWheel, {capture: true});
-      resolve({n: s.n, changed: s.n !== arm.n, continued, deadline, sync, ms: performance.now() - start});
+      // The change probe's key as the look ends (snapshot/probes.py): a read sent behind the look whose own key
+      // is this one saw the page as it is now, so it is the read after the settle even when the look waited.
+      let key = null;
+      try { const p = globalThis.__cdpEngineProbe; key = p && p.key ? p.key(false) : null; } catch (e) { key = null; }
+      resolve({n: s.n, changed: s.n !== arm.n, continued, deadline, sync, key, ms: performance.now() - start});
     };
     const later = (ms) => { clearTimeout(timer); timer = setTimeout(check, Math.max(0, ms)); };
     function check() {

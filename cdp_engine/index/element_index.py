@@ -13,7 +13,7 @@ import asyncio
 import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..core.files import Screenshot, ScreenshotSpec, image_size_base64, mark_image, screenshot_options
@@ -21,7 +21,7 @@ from ..core.inflight import NetworkTracker
 from ..core.liveness import bounded, unless_dialog
 from ..core.marks import Mark
 from ..core.policies import INDEX_SCHEMES, RESULT_CHARS, Policies
-from ..core.settle import Arming, SettleReport, observe, settle
+from ..core.settle import Arming, SettleReport, Speculation, observe, settle
 from ..core.text_focus import ignored_text
 from ..core.worlds import Worlds
 from ..errors import (
@@ -98,7 +98,7 @@ class ElementIndex:
         # What navigate may reach; a server replaces it with its own (the HTTP service: Policies.for_service()).
         self.policies: Policies = Policies.for_index()
         self._end = 0.0  # the running act()'s deadline (time.perf_counter())
-        self._speculative: Callable[[], Awaitable[Capture | None]] | None = None  # the read the settle may send early
+        self._speculative: Speculation | None = None  # the read the settle may send early
         # The budget of page_content in characters (util/text_windows.py): a longer text is cut after a whole line with
         # a marker naming the offset to read on. A server sets its own (the HTTP service: --result-chars).
         self.result_chars: int = RESULT_CHARS
@@ -264,7 +264,8 @@ class ElementIndex:
                 try:
                     self.tab.check_open()  # a crashed or closed tab: a browser fault, not a stale index
                     if screenshot_options(screenshot) is None:  # a DOM-only read can go out behind the settle's look
-                        self._speculative = functools.partial(self._next_capture, interactive, action["action"])
+                        read = functools.partial(self._next_capture, interactive, action["action"])
+                        self._speculative = Speculation(read, self._read_at)
                     await bounded(self.tab, self.perform.run(action, previous, end), action["action"], end - time.perf_counter())
                 except ActionError as exc:
                     self.tab.check_open()  # the tab went during the action: say so rather than "element gone"
@@ -348,6 +349,10 @@ class ElementIndex:
         """act()'s one overall deadline: an action may navigate (navigation_timeout), then the state is
         captured (command_timeout); every phase is bounded by what is left of it."""
         return self.tab.navigation_timeout + self.command_timeout
+
+    def _read_at(self, capture: Any, keys: Mapping[tuple[str, int], str]) -> bool:
+        """Whether the speculative read was taken at the change probe's keys the settle's looks ended with."""
+        return isinstance(capture, Capture) and self.capturer.probes.is_key_now(capture.version_key, keys)
 
     async def _next_capture(self, interactive: str, action: str) -> Capture | None:
         """The state after an action, without a screenshot, as the settle's speculative read (core/settle.py)."""

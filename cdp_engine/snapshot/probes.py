@@ -11,7 +11,7 @@ the page at or before the snapshot. The observer itself (the page half) is snaps
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..cdp.connection import CDPSession
@@ -121,6 +121,20 @@ class ChangeProbes:
             future.add_done_callback(retrieve_quietly)  # a capture cancelled before reading it must not warn
             probes.append((fid, loader, future))
         return self.tab.dom_version, probes
+
+    def is_key_now(self, key: tuple[Any, ...], keys: Mapping[tuple[str, int], str]) -> bool:
+        """Whether version `key` is each frame document's probe key in `keys` (read by someone else, by session
+        id and the engine's world there; the settle's looks report them as they end): nothing a state read at
+        `key` depends on changed since, so that state is the state as of then (core/settle.py, Speculation)."""
+        if len(key) < 2 or key[0] is None or key[0] != self.tab.dom_version:
+            return False
+        for fid, loader, value in key[1:]:
+            frame, ctx = self.tab.frames.get(fid), self.worlds.get(fid, loader)
+            if frame is None or ctx is None or not isinstance(value, str):
+                return False
+            if keys.get((frame.session.id or "", ctx)) != value:
+                return False
+        return True
 
     async def read_probes(self, sent: SentProbes) -> tuple[Any, ...]:
         """The version key from the probes send_probes() sent: (None,) if a frame or navigation event came
