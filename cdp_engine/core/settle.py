@@ -19,8 +19,9 @@ the page's handlers for it ran. Then:
 - a finite CSS transition or animation the input started, of a property that shows or moves an
   element (opacity, visibility, transform, size, position): until it ends (at most `max_ms`);
 - a wheel over something that can scroll that way: until the scroll ends (scrollend);
-- a navigation the input requested or committed: the lifecycle watcher, to `wait_until`; the new
-  document then gets a look of its own (`quiet_after_load`): a task turn, the quiet window if it changes;
+- a navigation the input requested or committed: the lifecycle watcher, to the profile's `wait_until`;
+  the new document then gets a look of its own (SettleProfile.look_after_load): a task turn, the quiet
+  window if it changes;
 - requests started after the arming (fetch, XHR, images; not WebSocket, EventSource, beacons): until
   they finish, at most `network_max`, then `response_ms` for their answers' first change.
 The caller's next read (`speculative`, the state capture) may be sent right behind the first look, and
@@ -58,15 +59,19 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ARM_FUNCTION",
+    "GUARDED_TOOL_CALL",
     "LOOK_FUNCTION",
     "NETWORK_QUIET_MAX",
     "SETTLE_ALLOWANCE_MS",
     "SETTLE_MAX_MS",
     "SETTLE_QUIET_MS",
     "SETTLE_RESPONSE_MS",
+    "STATE",
+    "TOOL_CALL",
     "Arming",
     "NetworkTracker",
     "SettleOptions",
+    "SettleProfile",
     "SettleReport",
     "Speculation",
     "dom_quiet",
@@ -101,6 +106,35 @@ class SettleOptions:
     def use(self, tab: Tab) -> None:
         """Make these the options of every settle on the tab, whichever surface acts."""
         tab.extensions[SettleOptions] = self
+
+
+@dataclass(frozen=True)
+class SettleProfile:
+    """How a caller takes what its input may bring besides DOM changes: a navigation, a held dialog, the tab
+    closing. One named profile per kind of caller (STATE, TOOL_CALL, GUARDED_TOOL_CALL) instead of each
+    spelling the flags; the rule of the settle is the same for all of them (module docstring).
+
+    `look_after_load`: the new document after a navigation gets its own look (and its requests are waited
+    for); `dialog_ends`: a held dialog ends the settle (else the caller's own guard answers it while the input
+    waits); `stop_ends`: a navigation that stops without a new document (a download, a 204) ends it;
+    `raise_closed`: the tab closing raises TargetClosedError (else report.closed); `wait_until`: the
+    lifecycle point a navigation is waited for to."""
+
+    name: str
+    look_after_load: bool = True
+    dialog_ends: bool = True
+    stop_ends: bool = False
+    raise_closed: bool = True
+    wait_until: str = "load"
+
+
+# The state after an action (the element index, the harness through it): the new document is read as it loaded.
+STATE = SettleProfile("state")
+# A tool's result (the browser toolset): the next read looks at the new document itself; a download or a
+# stopped navigation ends the wait; a closed tab is the result, not an exception.
+TOOL_CALL = SettleProfile("tool_call", look_after_load=False, stop_ends=True, raise_closed=False)
+# A tool call under a modal guard (MCP): a dialog the input opens is the guard's to report and answer.
+GUARDED_TOOL_CALL = SettleProfile("guarded_tool_call", look_after_load=False, dialog_ends=False, raise_closed=False)
 
 
 @dataclass(frozen=True)
@@ -291,16 +325,12 @@ async def settle(
     tab: Tab,
     action: Awaitable[Any] | None = None,
     *,
+    profile: SettleProfile = STATE,
     watcher: LifecycleWatcher | None = None,
     options: SettleOptions | None = None,
-    wait_until: str = "load",
     load_timeout: float | None = None,
     network: NetworkTracker | None = None,
-    quiet_after_load: bool = True,
-    dialog_ends: bool = True,
-    stop_ends: bool = False,
     until: asyncio.Event | None = None,
-    raise_closed: bool = True,
     speculative: Speculation | None = None,
     arming: Arming | None = None,
     scrolls: bool = True,
@@ -310,13 +340,11 @@ async def settle(
     The observers, the request tracker (`network`, enabled here) and a lifecycle watcher are armed
     before the input (or pass a watcher armed earlier); without an action the current documents get
     a look (no arming: what changes from now on counts). Options: `options`, else the tab's.
-    Navigation: one the input requested or committed gets `load_timeout` (the browser's navigation
-    timeout) to reach `wait_until`, and is stopped there (report.abandoned; a committed document stays,
-    one that never committed never will); `stop_ends` lets the frame stopping to load end it (a
-    download, a 204) and `until` is the caller's own end signal (a download began), given STOP_GRACE
-    after a stop; `quiet_after_load` gives the new document its look and requests. A held dialog ends
-    the settle at once (`dialog_ends`). The tab closing during the navigation raises TargetClosedError
-    unless `raise_closed` is off (then report.closed). `speculative`: the caller's read after the settle,
+    `profile` (SettleProfile): how navigations, dialogs and a closing tab are taken. Navigation: one the
+    input requested or committed gets `load_timeout` (the browser's navigation timeout) to reach the
+    profile's `wait_until`, and is stopped there (report.abandoned; a committed document stays, one that
+    never committed never will); `until` is the caller's own end signal (a download began), given
+    STOP_GRACE after a stop. `speculative`: the caller's read after the settle,
     sent behind the first look (module docstring); its result is report.speculated when it stands.
     `scrolls`: the input may scroll an element (every input but text typed into a focused field; Tab.scroll_epoch).
     """
@@ -332,7 +360,7 @@ async def settle(
             with contextlib.suppress(CDPEngineError):
                 await network.enable()
             mark = network.started
-        if action is not None and not tab.closed and not (dialog_ends and tab.pending_dialog is not None):
+        if action is not None and not tab.closed and not (profile.dialog_ends and tab.pending_dialog is not None):
             armed = await arming.frames() if arming is not None else await _arm(tab, report.options.quiet_ms)
         t_armed = time.perf_counter()
         report.arm_ms = (t_armed - t0) * 1000
@@ -340,7 +368,7 @@ async def settle(
             if scrolls:
                 tab.scroll_epoch += 1
             # The input's ack waits for its handlers: one that opens a held dialog answers only after it.
-            if dialog_ends:
+            if profile.dialog_ends:
                 finished, report.value = await unless_dialog(tab, action)
                 report.dialog = not finished
             else:
@@ -349,10 +377,9 @@ async def settle(
         report.input_ms = (t_input - t_armed) * 1000
         try:
             if not report.dialog:  # else the renderer is paused: nothing more can settle until the answer
-                await _Settling(tab, report, watcher, network, mark, dialog_ends, speculative).run(
-                    armed, wait_until=wait_until, load_timeout=load_timeout, quiet_after_load=quiet_after_load,
-                    stop_ends=stop_ends, until=until, raise_closed=raise_closed,
-                )  # fmt: skip
+                await _Settling(tab, report, profile, watcher, network, mark, speculative).run(
+                    armed, load_timeout, until
+                )
         finally:
             report.settle_ms = (time.perf_counter() - t_input) * 1000 - report.read_ms
         return report
@@ -370,10 +397,10 @@ class _Settling:
         self,
         tab: Tab,
         report: SettleReport,
+        profile: SettleProfile,
         watcher: LifecycleWatcher | None,
         network: NetworkTracker | None,
         mark: int,
-        dialog_ends: bool,
         speculative: Speculation | None = None,
     ) -> None:
         self.speculative = speculative
@@ -387,27 +414,17 @@ class _Settling:
         self.watcher = watcher
         self.network = network
         self.mark = mark
-        self.dialog_ends = dialog_ends
+        self.profile = profile
 
     def held(self) -> bool:
-        return self.dialog_ends and self.tab.pending_dialog is not None
+        return self.profile.dialog_ends and self.tab.pending_dialog is not None
 
     def requested(self) -> bool:
         return self.watcher is not None and self.watcher.requested and not self.report.navigated
 
-    async def run(
-        self,
-        armed: list[_Armed] | None,
-        *,
-        wait_until: str,
-        load_timeout: float | None,
-        quiet_after_load: bool,
-        stop_ends: bool,
-        until: asyncio.Event | None,
-        raise_closed: bool,
-    ) -> None:
+    async def run(self, armed: list[_Armed] | None, load_timeout: float | None, until: asyncio.Event | None) -> None:
         try:
-            await self._phases(armed, wait_until, load_timeout, quiet_after_load, stop_ends, until, raise_closed)
+            await self._phases(armed, load_timeout, until)
         finally:
             self.report.closed = self.report.closed or self.tab.closed
             if self.report.speculated is None:
@@ -420,10 +437,7 @@ class _Settling:
                 await self.speculation
             self.speculation = None
 
-    async def _phases(
-        self, armed: list[_Armed] | None, wait_until: str, load_timeout: float | None, quiet_after_load: bool,
-        stop_ends: bool, until: asyncio.Event | None, raise_closed: bool,
-    ) -> None:  # fmt: skip
+    async def _phases(self, armed: list[_Armed] | None, load_timeout: float | None, until: asyncio.Event | None) -> None:
         tab, report = self.tab, self.report
         if tab.closed:
             return
@@ -437,9 +451,9 @@ class _Settling:
                 report.dialog = True
                 return
             if self.watcher is not None and self.watcher.navigating and not report.navigated:
-                if not await self._navigation(wait_until, load_timeout, stop_ends, until, raise_closed):
+                if not await self._navigation(load_timeout, until):
                     return
-                if not quiet_after_load:
+                if not self.profile.look_after_load:
                     return
                 frames = [_Armed(s, c) for s, c in await _frames(tab)]
                 await self._look(frames, "now")
@@ -561,24 +575,21 @@ class _Settling:
                 self.report.continued = self.report.continued or bool(value.get("continued"))
                 self.report.deadline = self.report.deadline or bool(value.get("deadline"))
 
-    async def _navigation(
-        self, wait_until: str, load_timeout: float | None, stop_ends: bool, until: asyncio.Event | None,
-        raise_closed: bool,
-    ) -> bool:  # fmt: skip
-        """The navigation the input started, to `wait_until`; False when the settle ends with it."""
-        tab, report, watcher = self.tab, self.report, self.watcher
+    async def _navigation(self, load_timeout: float | None, until: asyncio.Event | None) -> bool:
+        """The navigation the input started, to the profile's `wait_until`; False when the settle ends with it."""
+        tab, report, watcher, profile = self.tab, self.report, self.watcher, self.profile
         assert watcher is not None
         report.navigated = True
         report.waited_for.append("navigation")
         t = time.perf_counter()
         try:
             outcome = await watcher.wait(
-                wait_until, load_timeout, dialog_ends=self.dialog_ends, stop_ends=stop_ends, until=until,
-                raise_on_timeout=False,
+                profile.wait_until, load_timeout, dialog_ends=profile.dialog_ends, stop_ends=profile.stop_ends,
+                until=until, raise_on_timeout=False,
             )  # fmt: skip
         except TargetClosedError:
             report.closed = True
-            if raise_closed:
+            if profile.raise_closed:
                 raise
             return False
         finally:

@@ -21,7 +21,7 @@ from ..core.inflight import NetworkTracker
 from ..core.liveness import bounded, unless_dialog
 from ..core.marks import Mark
 from ..core.policies import INDEX_SCHEMES, RESULT_CHARS, Policies
-from ..core.settle import Arming, SettleReport, Speculation, observe, settle
+from ..core.settle import STATE, Arming, SettleReport, Speculation, observe, settle
 from ..core.text_focus import ignored_text
 from ..core.worlds import Worlds
 from ..errors import (
@@ -496,7 +496,8 @@ class ElementIndex:
         a deadline, by the tab's SettleOptions; a held dialog ends it at once. `arming`: the observer's
         arming an action sent ahead of its input (index/perform.py); `scrolls`: see core.settle."""
         report = await settle(
-            self.tab, action, network=self.network, speculative=self._speculative, arming=arming, scrolls=scrolls
+            self.tab, action, profile=STATE, network=self.network, speculative=self._speculative, arming=arming,
+            scrolls=scrolls,
         )
         self.last_settle = report
         for listener in list(self._settle_listeners):

@@ -12,9 +12,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..core.inflight import NetworkTracker
 from ..core.liveness import check_responsive
 from ..core.refs import NodeRef
-from ..core.settle import settle
+from ..core.settle import GUARDED_TOOL_CALL, settle
 from .caps import CAP_OF
 from .envelope import Operation, ToolError
 from .instance_manager import InstanceManager
@@ -265,10 +266,11 @@ class Ctx:
             timeout = self.config.navigation_timeout
 
             async def action() -> dict[str, Any]:
+                # A dialog the action opens is the modal guard's: the action waits while it is handled.
                 report = await settle(
-                    page.tab, inner(), load_timeout=timeout, quiet_after_load=False, raise_closed=False, dialog_ends=False,
-                    scrolls=scrolls,
-                )  # a dialog the action opens is the modal guard's: the action waits while it is handled
+                    page.tab, inner(), profile=GUARDED_TOOL_CALL, load_timeout=timeout,
+                    network=NetworkTracker.of(page.tab), scrolls=scrolls,
+                )  # fmt: skip
                 value: dict[str, Any] = report.value
                 return value
 

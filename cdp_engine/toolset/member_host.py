@@ -15,7 +15,7 @@ from ..core import input
 from ..core.inflight import NetworkTracker
 from ..core.policies import Policies
 from ..core.refs import NodeRef, StaleRefError
-from ..core.settle import settle
+from ..core.settle import TOOL_CALL, settle
 from ..errors import CDPEngineError, TargetClosedError
 from ..snapshot.ax_capturer import capture_ax_tree
 from .driver_config import MemberError, ToolsetConfig
@@ -156,8 +156,8 @@ class MemberHost:
         tab = managed.tab
         self.book.download_seen.clear()
         report = await settle(
-            tab, action, load_timeout=self.config.navigation_timeout, network=NetworkTracker.of(tab),
-            quiet_after_load=False, stop_ends=True, until=self.book.download_seen, raise_closed=False, scrolls=scrolls,
+            tab, action, profile=TOOL_CALL, load_timeout=self.config.navigation_timeout, network=NetworkTracker.of(tab),
+            until=self.book.download_seen, scrolls=scrolls,
         )  # fmt: skip
         if not report.loaded and report.navigated and not report.closed:
             log.debug("navigation after an action did not reach load")

@@ -69,6 +69,11 @@ class Hand:
     async def evaluate(self, expression: str) -> Any:
         raise NotImplementedError
 
+    async def wheel(self, x: float, y: float, notches: int) -> str | None:
+        """A wheel turned `notches` down with the pointer at (x, y) in CSS px; None when the surface has no such
+        input (the element index's scroll names no point: its spec's `scroll` moves the page)."""
+        raise NotImplementedError
+
 
 class IndexHand(Hand):
     name = "index"
@@ -166,6 +171,11 @@ class ToolsetHand(Hand):
     async def evaluate(self, expression: str) -> Any:
         return await self.ts.book.get(None).tab.evaluate(expression)
 
+    async def wheel(self, x: float, y: float, notches: int) -> str | None:
+        scale = self.ts.image_scale  # the toolset's coordinates are the screenshot's pixels
+        target = {"type": "coordinate", "x": round(x * scale), "y": round(y * scale)}
+        return await self._member("scroll", {"target": target, "scroll_direction": "down", "scroll_amount": notches})
+
 
 class McpHand(Hand):
     name = "mcp"
@@ -220,6 +230,11 @@ class McpHand(Hand):
         page = self.tools.manager.instances["t"].selected
         assert page is not None
         return await page.tab.evaluate(expression)
+
+    async def wheel(self, x: float, y: float, notches: int) -> str | None:
+        return await self._tool("browser_mouse_move_xy", x=x, y=y) or await self._tool(
+            "browser_mouse_wheel", delta_x=0, delta_y=100 * notches
+        )
 
 
 @contextlib.asynccontextmanager

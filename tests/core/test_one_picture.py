@@ -16,7 +16,7 @@ pages guard the behaviour but do not reproduce the issue's defects on the real l
 from __future__ import annotations
 
 import pytest
-from surfaces import Hand, extended_hand_fixture  # noqa: F401  (the fixture "extended_hand")
+from surfaces import Hand, extended_hand_fixture, hand_fixture  # noqa: F401  (the fixtures "extended_hand", "hand")
 from test_actionability_suite import RECORD, Case, act
 
 CASES = [
@@ -131,3 +131,62 @@ async def test_one_picture(extended_hand: Hand, site: object, case: Case, reques
     log = await hand.evaluate("JSON.stringify(log)")
     assert error is None, f"{hand.name} refused {case.id}: {error}"
     assert held is True, f"{hand.name} answered success for {case.id}, but the page shows otherwise (clicks: {log})"
+
+
+async def test_what_a_click_fetched_is_on_every_surface_at_once(hand: Hand, site: object) -> None:
+    # A click that asks the server and renders its answer (a search, a "load more"): every surface's action waits
+    # for the requests it started and their answer's render, so the look right after shows what came back. MCP did
+    # not wait for requests before issue 41's profiles (its look showed the page as it was while the answer was
+    # on its way).
+    import asyncio
+
+    from aiohttp import web
+
+    async def slow(_request: web.Request) -> web.Response:
+        await asyncio.sleep(0.15)
+        return web.Response(text="Answer from the server")
+
+    data = site.add_handler(f"/one-picture/{hand.name}/fetched-data", slow)  # type: ignore[attr-defined]
+    body = (
+        "<button data-t=ask onclick=\"fetch('" + data + "').then(r => r.text()).then(t => {"
+        " const b = document.createElement('button'); b.textContent = t; b.dataset.t = 'answer';"
+        " document.body.append(b); })\">Ask</button>"
+    )
+    await hand.open(site.add(f"/one-picture/{hand.name}/fetched", RECORD + body))  # type: ignore[attr-defined]
+    await hand.look()
+    assert await hand.click(hand.key("Ask")) is None
+    await hand.look()
+    hand.key("Answer from the server")  # NotShown if the surface's picture is older than the answer
+
+
+# Two lists side by side on a page that cannot scroll, each longer than its box; the last row of each records
+# its click.
+TWO_LISTS = (
+    "<style>body{margin:0; overflow:hidden} .list{position:absolute; top:20px; width:300px; height:300px;"
+    " overflow:auto; border:1px solid #999} .list div{height:30px}</style>"
+    + "".join(
+        f"<div class=list id={side} style='left:{left}px'>"
+        + "".join(f"<div>{side} row {i}</div>" for i in range(60))
+        + f"<button data-t={side}-last>Last of {side}</button></div>"
+        for side, left in (("left", 20), ("right", 400))
+    )
+)
+
+
+async def test_a_wheel_scrolls_the_container_under_the_pointer_and_its_last_row_is_clicked(
+    hand: Hand, site: object
+) -> None:
+    # A person's wheel over the right list scrolls that list, not the one beside it nor the page; what it brings
+    # into view, the last row included, is then in the surface's picture and clicked.
+    if hand.name == "index":
+        pytest.skip("the element index's scroll names no point (its spec's `scroll` moves the page)")
+    await hand.open(site.add(f"/one-picture/{hand.name}/two-lists", RECORD + TWO_LISTS))  # type: ignore[attr-defined]
+    box = await hand.evaluate("(() => { const r = right.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+    for _ in range(4):  # 60 rows of 30 px in a 300 px box: a few turns of the wheel to reach its end
+        assert await hand.wheel(box[0], box[1], 10) is None
+    scrolled = await hand.evaluate("[left.scrollTop, right.scrollTop, scrollY, right.scrollHeight - right.clientHeight]")
+    assert scrolled[0] == 0 and scrolled[2] == 0, f"{hand.name}: the wheel moved more than the list under it: {scrolled}"
+    assert scrolled[1] >= scrolled[3] - 1, f"{hand.name}: the list under the pointer is not at its end: {scrolled}"
+    await hand.look()
+    assert await hand.click(hand.key("Last of right")) is None
+    assert await hand.evaluate("log.join()") == "right-last"

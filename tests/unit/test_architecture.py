@@ -273,3 +273,31 @@ def test_no_two_modules_share_a_name() -> None:
         if path.name != "__init__.py" and "__pycache__" not in path.parts:
             names.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
     assert not {n: p for n, p in names.items() if len(p) > 1}
+
+
+# ===== one settle, named profiles =================================================================
+
+SURFACE_PACKAGES = ("index", "toolset", "mcp_server", "harness")
+
+
+def _settle_calls() -> list[tuple[str, ast.Call]]:
+    calls = []
+    for package in SURFACE_PACKAGES:
+        for path in sorted((ROOT / "cdp_engine" / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "settle":
+                    calls.append((f"{path.relative_to(ROOT)}:{node.lineno}", node))
+    return calls
+
+
+def test_surfaces_settle_with_a_named_profile_and_no_policy_keywords() -> None:
+    # How a navigation, a dialog and a closed tab are taken is a profile (core.settle.SettleProfile) named at
+    # the call, never spelled out flag by flag; what stays per call is the input's own business.
+    per_call = {"profile", "load_timeout", "network", "until", "speculative", "arming", "scrolls", "watcher"}
+    calls = _settle_calls()
+    assert len(calls) >= 3, calls  # the element index (the harness settles through it), the toolset, MCP
+    for where, call in calls:
+        keywords = {k.arg for k in call.keywords}
+        profile = next((k.value for k in call.keywords if k.arg == "profile"), None)
+        assert isinstance(profile, ast.Name) and profile.id.isupper(), f"{where}: settle() without a named profile"
+        assert keywords <= per_call, f"{where}: settle() called with {sorted(keywords - per_call)}"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -31,6 +32,8 @@ from cdp_engine.core.settle import (
     SETTLE_MAX_MS,
     SETTLE_QUIET_MS,
     SETTLE_RESPONSE_MS,
+    STATE,
+    TOOL_CALL,
     NetworkTracker,
     SettleOptions,
     settle,
@@ -477,7 +480,7 @@ async def test_the_tab_closing_during_the_settle(fake: FakeBrowser, raise_closed
     async def click() -> None:
         fake.requested(URL)
 
-    settling = asyncio.ensure_future(settle(fake.tab, click(), load_timeout=5, raise_closed=raise_closed))
+    settling = asyncio.ensure_future(settle(fake.tab, click(), load_timeout=5, profile=replace(STATE, raise_closed=raise_closed)))
     await ticks(20)
     assert not settling.done() and looks(fake)  # waiting for the navigation
     fake.detach()
@@ -497,7 +500,7 @@ async def test_settle_a_stopped_navigation_waits_briefly_for_its_download(fake: 
     async def click() -> None:
         fake.requested(URL + "/file.zip")
 
-    settling = asyncio.ensure_future(settle(fake.tab, click(), stop_ends=True, until=began, quiet_after_load=False))
+    settling = asyncio.ensure_future(settle(fake.tab, click(), profile=TOOL_CALL, until=began))
     await ticks(20)
     fake.stopped_loading()
     await ticks()
