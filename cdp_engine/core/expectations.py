@@ -28,6 +28,7 @@ from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError, JavaScriptError, TargetClosedError
 from . import observers, scripts
 from .event_records import Dialog, Download
+from .page_rules import VISIBLE_JS
 from .tab import Tab
 from .worlds import Worlds
 
@@ -344,12 +345,7 @@ async def expect(
 
 _TEXT_HELPERS = r"""
 let norm = s => (s || '').replace(/\s+/g, ' ');
-const visible = el => {
-  if (!el.isConnected) return false;
-  if (el.checkVisibility && !el.checkVisibility({checkVisibilityCSS: true, checkOpacity: true})) return false;
-  const r = el.getBoundingClientRect();
-  return r.width > 0 && r.height > 0;
-};
+VISIBLE_JS
 const textMatches = (needle, ci) => {
   if (ci) { const plain = norm; norm = s => plain(s).toLowerCase(); }
   needle = norm(needle);
@@ -377,7 +373,7 @@ const textMatches = (needle, ci) => {
   }
   return [...out];
 };
-"""
+""".replace("VISIBLE_JS", VISIBLE_JS)
 
 # function(needle, wantVisible, caseInsensitive): whether some element showing the text is visible (or none is).
 TEXT_CHECK = (

@@ -8,6 +8,8 @@ rule in core/settle.py's docstring. Isolated world: the page sees neither the ob
 
 from __future__ import annotations
 
+from .page_rules import SHOWS_OR_MOVES_JS
+
 __all__ = ["ARM_FULL", "ARM_FUNCTION", "DISARM_FUNCTION", "LOOK_FULL", "LOOK_FUNCTION", "OBSERVE_SCRIPT"]
 
 # The observer in the engine's isolated world of a document, installed on first use. It counts mutation
@@ -135,8 +137,7 @@ _LOOK_BODY = """
   const scrolling = () => s.wheel && s.wheel.n > arm.wheels && s.wheel.scrolls && !s.wheel.event.defaultPrevented
     && s.scrollEnds === s.wheel.ends;
   // Finite animations the input started, of a property that moves or shows something: when they end.
-  const moves = new RegExp('^(opacity|visibility|display|content-?visibility|transform|translate|rotate|scale'
-    + '|width|height|min|max|top|left|right|bottom|inset|margin|padding|clip)', 'i');
+  SHOWS_OR_MOVES_JS
   const animationsEnd = (now) => {
     let end = 0;
     for (const a of allAnimations()) {
@@ -146,7 +147,7 @@ _LOOK_BODY = """
         const t = a.effect ? a.effect.getComputedTiming() : null;
         const props = a.transitionProperty ? [a.transitionProperty]
           : (a.effect && a.effect.getKeyframes ? a.effect.getKeyframes().flatMap(k => Object.keys(k)) : []);
-        e = t && isFinite(t.endTime) && props.some(p => moves.test(p))
+        e = t && isFinite(t.endTime) && props.some(p => showsOrMoves.test(p))
           ? now + (t.endTime - (t.localTime || 0)) / (Math.abs(a.playbackRate) || 1) : 0;
         s.ends.set(a, e);
       }
@@ -191,7 +192,7 @@ _LOOK_BODY = """
     };
     if (waiting && !expecting) later(allowance); else check();
     sync = false;
-  });"""
+  });""".replace("SHOWS_OR_MOVES_JS", SHOWS_OR_MOVES_JS)
 
 
 # The observer with the arming and the look as its own functions (s.armFn, s.lookFn), so the calls a settle sends

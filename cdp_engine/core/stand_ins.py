@@ -13,6 +13,7 @@ from typing import Protocol
 from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError
 from . import scripts
+from .page_rules import RENDERED_JS, VISIBLE_JS
 
 
 class Target(Protocol):
@@ -34,19 +35,20 @@ class Target(Protocol):
 # or one inside a display:none ancestor, has none) and is not visibility:hidden (it could not take focus). A
 # control hidden after the agent looked is refused as not rendered, never clicked at the ancestor around it.
 STAND_IN_FUNCTION = """function() {
+  RENDERED_JS
+  VISIBLE_JS
   const el = this;
   const r = el.getBoundingClientRect();
   if (r.width > 2 && r.height > 2) return null;
   if (el.getAttribute('aria-hidden') === 'true' || el.tabIndex < 0) return null;
-  if (!el.getClientRects().length) return null;
-  if (el.checkVisibility && !el.checkVisibility({visibilityProperty: true})) return null;
+  if (!rendered(el)) return null;
   for (let n = el.parentElement || (el.parentNode && el.parentNode.host), i = 0; n && i < 6;
        n = n.parentElement || (n.parentNode && n.parentNode.host), i++) {
-    const b = n.getBoundingClientRect(), s = getComputedStyle(n);
-    if (b.width >= 8 && b.height >= 8 && s.visibility !== 'hidden' && s.opacity !== '0') return n;
+    const b = n.getBoundingClientRect();
+    if (b.width >= 8 && b.height >= 8 && visible(n)) return n;
   }
   return null;
-}"""
+}""".replace("RENDERED_JS", RENDERED_JS).replace("VISIBLE_JS", VISIBLE_JS)
 
 
 @dataclass(frozen=True)

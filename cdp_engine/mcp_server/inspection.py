@@ -20,6 +20,7 @@ import orjson
 
 from ..core import input, scripts
 from ..core.files import IMAGE_FORMATS, ImageFormat, PageTile, ScreenshotOptions, page_tile
+from ..core.page_rules import VISIBLE_JS
 from ..core.refs import NodeRef
 from ..core.worlds import Worlds
 from ..errors import CDPEngineError, CommandTimeoutError, JavaScriptError, ProtocolError
@@ -39,22 +40,20 @@ from .snapshot import View, find_backend_node, find_frame_root, map_role, render
 LEVELS = {"debug": 0, "log": 1, "info": 1, "warning": 2, "error": 3}
 PAPER_INCHES = {"A3": (11.69, 16.54), "A4": (8.27, 11.69), "A5": (5.83, 8.27), "Letter": (8.5, 11.0),
                 "Legal": (8.5, 14.0), "Tabloid": (11.0, 17.0)}  # fmt: skip
-VISIBLE = """function() {
+VISIBLE = (
+    """function() {
+  VISIBLE_JS
   const el = this.nodeType === 1 ? this : this.parentElement;
-  if (!el || !el.isConnected) return false;
-  if (el.checkVisibility && !el.checkVisibility({checkVisibilityCSS: true, checkOpacity: true})) return false;
-  const r = el.getBoundingClientRect();
-  return r.width > 0 && r.height > 0;
-}"""
+  return !!el && visible(el);
+}""".replace("VISIBLE_JS", VISIBLE_JS)
+)
 CONTAINS_VISIBLE = """function(items) {
-  const visible = el => {
-    if (el.checkVisibility && !el.checkVisibility({checkVisibilityCSS: true, checkOpacity: true})) return false;
-    const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0;
-  };
+  VISIBLE_JS
   const norm = s => (s || '').replace(/\\s+/g, ' ').toLowerCase();
   const all = [...this.querySelectorAll('*')];
   return items.filter(item => !all.some(el => visible(el) && norm(el.innerText).includes(norm(item))));
-}"""
+}""".replace("VISIBLE_JS", VISIBLE_JS)
+
 VALUE_OF = """function() {
   const el = this;
   if (el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) return {checked: el.checked, value: el.value};

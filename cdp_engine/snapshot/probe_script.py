@@ -9,6 +9,7 @@ half changes without the other.
 
 from __future__ import annotations
 
+from ..core.page_rules import SHOWS_OR_MOVES_JS
 from .probe_reach import REACH_FUNCTIONS
 
 __all__ = ["PROBE_FUNCTION", "PROBE_SCRIPT", "STILL_PROBE_SCRIPT"]
@@ -34,8 +35,7 @@ PROBE_FUNCTION = (
   // While a finite animation of a property that shows, hides or moves something runs (a menu fading in), the
   // state can change with no event: every probe is then a new version, so no state is served from the cache
   // until it ends (endless ones, spinners, do not count). The same criterion as the settle's (settle_page.py).
-  const moves = new RegExp('^(opacity|visibility|display|content-?visibility|transform|translate|rotate|scale'
-    + '|width|height|min|max|top|left|right|bottom|inset|margin|padding|clip)', 'i');
+  SHOWS_OR_MOVES_JS
   const judged = new WeakMap();
   // Every animation of the flat tree: document.getAnimations() leaves out those of elements in shadow trees,
   // which each watched root gives (a web component's popup fading in). The settle reads them here too.
@@ -58,7 +58,7 @@ PROBE_FUNCTION = (
           const t = a.effect ? a.effect.getComputedTiming() : null;
           const props = a.transitionProperty ? [a.transitionProperty]
             : (a.effect && a.effect.getKeyframes ? a.effect.getKeyframes().flatMap(k => Object.keys(k)) : []);
-          counts = !!t && isFinite(t.endTime) && props.some(q => moves.test(q));
+          counts = !!t && isFinite(t.endTime) && props.some(q => showsOrMoves.test(q));
           judged.set(a, counts);
         }
         if (counts) return true;
@@ -429,6 +429,6 @@ PROBE_FUNCTION = (
     + """  globalThis.__cdpEngineProbe = p;
   return 0;
 }"""
-)
+).replace("SHOWS_OR_MOVES_JS", SHOWS_OR_MOVES_JS)
 PROBE_SCRIPT = f"({PROBE_FUNCTION})(false)"
 STILL_PROBE_SCRIPT = f"({PROBE_FUNCTION})(true)"

@@ -301,3 +301,27 @@ def test_surfaces_settle_with_a_named_profile_and_no_policy_keywords() -> None:
         profile = next((k.value for k in call.keywords if k.arg == "profile"), None)
         assert isinstance(profile, ast.Name) and profile.id.isupper(), f"{where}: settle() without a named profile"
         assert keywords <= per_call, f"{where}: settle() called with {sorted(keywords - per_call)}"
+
+
+# ===== one definition of rendered and visible =====================================================
+
+# What each page-side definition is written with (core/page_rules.py): a second copy would be a second answer.
+PAGE_RULE_MARKERS = {
+    "checkVisibility(": "rendered / visible (RENDERED_JS, VISIBLE_JS)",
+    "getClientRects().length": "rendered (RENDERED_JS)",
+    "content-?visibility": "an animation that shows or moves something (SHOWS_OR_MOVES_JS)",
+}
+
+
+def test_rendered_visible_and_showing_animations_are_defined_once() -> None:
+    home = ROOT / "cdp_engine" / "core" / "page_rules.py"
+    text = home.read_text(encoding="utf-8")
+    assert all(marker in text for marker in PAGE_RULE_MARKERS)
+    elsewhere = [
+        f"{path.relative_to(ROOT)}: {what}"
+        for path in sorted((ROOT / "cdp_engine").rglob("*.py"))
+        if path != home
+        for marker, what in PAGE_RULE_MARKERS.items()
+        if marker in path.read_text(encoding="utf-8")
+    ]
+    assert not elsewhere, f"a second page-side definition; splice core/page_rules.py's instead: {elsewhere}"
