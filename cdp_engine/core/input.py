@@ -74,6 +74,7 @@ __all__ = [
     "NotClickableError",
     "NotInteractableError",
     "Target",
+    "aim",
     "call_function_on",
     "call_on",
     "click_at",
@@ -232,15 +233,7 @@ async def click_element(
     In an out-of-process frame the press is made sure to reach the frame (click_delivered). `world_context`
     is the isolated world there to count presses in (found from the target's frame when not given).
     """
-    try:
-        x, y = await point_of(tab, target, check_hit=check_hit, arm=check_hit)
-    except NotClickableError as exc:
-        # Not visible or covered while the page animates (a list sliding open, a dialog fading in): once the
-        # animations running now end (at most ANIMATION_WAIT), aim once more, as Playwright waits for a stable,
-        # visible target. A page that does not animate answers at once and the refusal stands.
-        if exc.reason not in (NOT_VISIBLE, COVERED) or not await animations_ended(tab, target):
-            raise
-        x, y = await point_of(tab, target, check_hit=check_hit, arm=check_hit)
+    x, y = await aim(tab, target, check_hit=check_hit, arm=check_hit)
     try:
         async with hold(tab, hold_keys):
             await click_delivered(
@@ -249,6 +242,20 @@ async def click_element(
     finally:
         drop_guard(tab)  # a click the keys failed to wrap leaves no guard armed for a later one
     return x, y
+
+
+async def aim(tab: InputTab, target: Target, *, check_hit: bool = True, arm: bool = False) -> tuple[float, float]:
+    """The one aim of pointer input at an element, for every surface and every input (a click, a hover, either
+    end of a drag): point_of (actionability: scrolled into view, stable, a visible point that takes the pointer).
+    Not visible or covered while the page animates (a list sliding open, a dialog fading in): once the animations
+    running now end (at most ANIMATION_WAIT), aim once more, as Playwright waits for a stable, visible target. A
+    page that does not animate answers at once and the refusal (NotClickableError) stands."""
+    try:
+        return await point_of(tab, target, check_hit=check_hit, arm=arm)
+    except NotClickableError as exc:
+        if exc.reason not in (NOT_VISIBLE, COVERED) or not await animations_ended(tab, target):
+            raise
+        return await point_of(tab, target, check_hit=check_hit, arm=arm)
 
 
 ANIMATION_WAIT = 1.0  # seconds a refused aim waits for the page's running finite animations to end

@@ -246,17 +246,10 @@ class BGymActions:
         return element
 
     async def _aim(self, tab: Tab, element: Element) -> tuple[float, float]:
-        """The core's aim for pointer input that is not a click (hover, drag): a visible point that receives the
-        pointer, waited for once while the page animates (as click_element does), else the protocol's refusal."""
+        """The core's aim (input.aim) for pointer input that is not a click (hover, drag), else the protocol's
+        refusal."""
         try:
-            try:
-                return await input.point_of(tab, element)
-            except input.NotClickableError as exc:
-                if exc.reason not in (input.NOT_VISIBLE, input.COVERED) or not await input.animations_ended(
-                    tab, element
-                ):
-                    raise
-                return await input.point_of(tab, element)
+            return await input.aim(tab, element)
         except input.NotClickableError as exc:
             raise not_clickable(element, exc) from None
 

@@ -351,8 +351,15 @@ class ElementIndex:
         return self.tab.navigation_timeout + self.command_timeout
 
     def _read_at(self, capture: Any, keys: Mapping[tuple[str, int], str]) -> bool:
-        """Whether the speculative read was taken at the change probe's keys the settle's looks ended with."""
-        return isinstance(capture, Capture) and self.capturer.probes.is_key_now(capture.version_key, keys)
+        """Whether the speculative read was taken at the change probe's keys the settle's looks ended with. Not
+        for a page with shadow content of its own (or one not known to have none): what changes in a shadow
+        tree (a web component's popup rendering, its animation) is out of the probe's sight."""
+        return (
+            isinstance(capture, Capture)
+            and capture.source is not None
+            and not capture.source.shadow
+            and self.capturer.probes.is_key_now(capture.version_key, keys)
+        )
 
     async def _next_capture(self, interactive: str, action: str) -> Capture | None:
         """The state after an action, without a screenshot, as the settle's speculative read (core/settle.py)."""

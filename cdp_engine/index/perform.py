@@ -241,7 +241,7 @@ class Performer:
         """The element's visible point that takes the pointer (scrolled into view, hit-tested), or
         ELEMENT_NOT_INTERACTIVE in the protocol's words."""
         try:
-            return await input.point_of(self.tab, element)
+            return await input.aim(self.tab, element)
         except input.NotClickableError as exc:
             raise not_clickable(element, exc) from None
 

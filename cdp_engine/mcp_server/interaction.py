@@ -86,7 +86,7 @@ async def point_of(
     """The node's visible point that takes the pointer; NotInteractableError worded for MCP (invalid_params).
     `arm`: for a click sent next at the point, which is then checked where it is delivered (input.point_of)."""
     try:
-        return await input.point_of(tab, node, check_hit=check_hit, arm=arm)
+        return await input.aim(tab, node, check_hit=check_hit, arm=arm)
     except input.NotClickableError as exc:
         raise input.NotInteractableError(f"{node.ref} {input.refusal(exc)}", exc.reason) from None
 

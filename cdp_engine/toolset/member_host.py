@@ -134,7 +134,7 @@ class MemberHost:
     ) -> tuple[float, float]:
         node = node or await self._resolve(managed, ref)
         try:
-            return await input.point_of(managed.tab, node, check_hit=check_hit, arm=arm)
+            return await input.aim(managed.tab, node, check_hit=check_hit, arm=arm)
         except input.NotClickableError as exc:
             raise MemberError(self._refused(ref, exc)) from None
         except CDPEngineError:

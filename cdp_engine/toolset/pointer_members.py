@@ -74,7 +74,7 @@ class PointerMembers(MemberHost):
         await self._click(p, managed, "left", 3)
 
     async def _m_hover(self, p: dict[str, Any], managed: ManagedTab) -> None:
-        x, y = await self._target_point(managed, p["target"], check_hit=False)
+        x, y = await self._target_point(managed, p["target"])  # as MCP's and the harness's hover: it must receive the pointer
         await self._settled(managed, input.move(managed.tab, x, y))
 
     async def _m_left_click_drag(self, p: dict[str, Any], managed: ManagedTab) -> None:

@@ -69,6 +69,10 @@ class Hand:
     async def evaluate(self, expression: str) -> Any:
         raise NotImplementedError
 
+    async def hover(self, key: str) -> str | None:
+        """Move the pointer over the control (the element index has no hover: its spec's seven actions)."""
+        raise NotImplementedError
+
     async def wheel(self, x: float, y: float, notches: int) -> str | None:
         """A wheel turned `notches` down with the pointer at (x, y) in CSS px; None when the surface has no such
         input (the element index's scroll names no point: its spec's `scroll` moves the page)."""
@@ -171,6 +175,9 @@ class ToolsetHand(Hand):
     async def evaluate(self, expression: str) -> Any:
         return await self.ts.book.get(None).tab.evaluate(expression)
 
+    async def hover(self, key: str) -> str | None:
+        return await self._member("hover", {"target": {"type": "ref", "ref": key}})
+
     async def wheel(self, x: float, y: float, notches: int) -> str | None:
         scale = self.ts.image_scale  # the toolset's coordinates are the screenshot's pixels
         target = {"type": "coordinate", "x": round(x * scale), "y": round(y * scale)}
@@ -230,6 +237,9 @@ class McpHand(Hand):
         page = self.tools.manager.instances["t"].selected
         assert page is not None
         return await page.tab.evaluate(expression)
+
+    async def hover(self, key: str) -> str | None:
+        return await self._tool("browser_hover", ref=key)
 
     async def wheel(self, x: float, y: float, notches: int) -> str | None:
         return await self._tool("browser_mouse_move_xy", x=x, y=y) or await self._tool(
