@@ -1,10 +1,12 @@
-"""Scripted agents for the real-web suite: one per surface, each seeing only what its surface gives and acting
-only through it, as a model would.
+"""The real-web suite's one scripted agent (`Agent`, steps.py) on every surface, through adapters that only
+translate: each sees only what its surface gives and acts only through it, as a model would.
 
 A task is a list of steps in a small vocabulary a person would use: fill a field by its label, choose an option
 in a control by its label, check a box by its label, click a control by its name, scroll a list until a control
-shows. Each agent turns its surface's view into entries (a key to act on, a role, a name, the checked state) and
-finds the control the step names there; the shared logic lives in `Agent`, the surface's words in subclasses:
+shows. All of the deciding (which control a step names, when to scroll, what counts as the end, what to do when
+a select is not native) is `Agent`'s, the same for every surface. An adapter turns its surface's output into
+entries (a key to act on, a role, a name, the checked state) and each primitive (click, fill, type, select,
+scroll over a control) into the surface's own call; it decides nothing about what the page holds:
 
 - `IndexAgent`: the element index and page_content (strict or extended), `AgentTab.act`;
 - `ToolsetAgent`: the browser toolset's read_page refs and members (left_click, type, key, scroll);
@@ -12,8 +14,9 @@ finds the control the step names there; the shared logic lives in `Agent`, the s
 
 After every action the agent records what the suite counts: an action the surface reported as done that reached
 no element of the page (a silent no-op, from the page's own record of trusted events), a click whose events
-reached an element other than the one named (wrong element), and a state read on a quiet page that differs
-from a fresh full capture (stale state; element index only, where the engine caches states).
+reached an element other than the one named (wrong element), and a view read on a quiet page that differs
+from a fresh full capture (stale state: the element index's cached or incremental state, the toolset's and MCP's
+accessibility tree served from cache or built on the last one).
 """
 
 from __future__ import annotations
@@ -24,9 +27,11 @@ from typing import Any
 
 import cdp_engine
 from cdp_engine.mcp_server import BrowserTools
+from cdp_engine.snapshot.ax_capturer import AXTreeCapturer
+from cdp_engine.snapshot.probes import ChangeProbes
 from cdp_engine.toolset.executor import BrowserToolset
 
-from .steps import CHECK_ROLES, FIELD_ROLES, RECORDER, Agent, Entry, TaskFailed, norm
+from .steps import CHECK_ROLES, FIELD_ROLES, RECORDER, Agent, Counters, Entry, TaskFailed, norm
 
 __all__ = ["RECORDER", "Agent", "Entry", "IndexAgent", "McpAgent", "TaskFailed", "ToolsetAgent"]
 
@@ -119,9 +124,8 @@ class IndexAgent(Agent):
         return f"no option {option!r}"
 
     async def do_scroll(self, entry: Entry | None) -> str | None:
-        before = self.state.get("state_hash")
-        error = await self._act({"action": "scroll", "direction": "down"})
-        return error if error is not None else ("at the end" if self.state.get("state_hash") == before else None)
+        """The protocol's scroll names no point: the page (extended mode: an inner list when the page cannot move)."""
+        return await self._act({"action": "scroll", "direction": "down"})
 
     async def evaluate(self, expression: str) -> Any:
         return await self.tab.evaluate(expression)
@@ -144,6 +148,24 @@ class IndexAgent(Agent):
                 cached["page_content"].splitlines(), fresh["page_content"].splitlines(), lineterm="", n=0
             )
             self.counters.notes.append(f"a cached state differed from a fresh capture: {chr(10).join(diff)[:800]}")
+
+
+async def check_tree_fresh(counters: Counters, tab: cdp_engine.Tab, read: Any) -> None:
+    """The stale-state check of a surface drawn from the accessibility tree (the toolset, MCP): what it shows
+    now, when the tree was served from cache or built on the last one, must equal what it shows from a full
+    capture, unless the change probe saw the page change in between. (A full capture that differs from the
+    next one is the page changing after the settle, not a stale state.)"""
+    probes, trees = ChangeProbes.of(tab), AXTreeCapturer.of(tab)
+    key = await probes.version_key()
+    served = await read()
+    if trees.served not in ("cached", "incremental"):
+        return
+    trees.last = None  # the next tree is a full capture
+    fresh = await read()
+    if served != fresh and key[0] is not None and key == await probes.version_key():
+        counters.stale_states += 1
+        diff = difflib.unified_diff(served.splitlines(), fresh.splitlines(), lineterm="", n=0)
+        counters.notes.append(f"a served tree differed from a full capture: {chr(10).join(diff)[:800]}")
 
 
 # ----- the browser toolset -------------------------------------------------------------------------------
@@ -179,21 +201,6 @@ class ToolsetAgent(Agent):
         text, _ = await self.call("get_page_text")
         return text
 
-    async def find(self, roles: set[str], name: str, *, exact: bool = False, scroll: bool = True) -> Entry:
-        """read_page's interactive list first; then the `find` member, as a model asks for what it cannot see
-        in that list (an option a library draws without a role)."""
-        try:
-            return await super().find(roles, name, exact=exact, scroll=False)
-        except TaskFailed:
-            found, is_error = await self.call("find", query=name)
-            for line in found.splitlines() if not is_error else []:
-                m = _TS_LINE.match(line)
-                if m and norm(name) in norm(line):
-                    return Entry(m.group("ref"), m.group("role"), m.group("name") or name)
-            if not scroll:
-                raise
-            return await super().find(roles, name, exact=exact, scroll=True)
-
     async def do_click(self, entry: Entry) -> str | None:
         text, is_error = await self.call("left_click", target={"type": "ref", "ref": entry.key})
         return text if is_error else None
@@ -226,20 +233,24 @@ class ToolsetAgent(Agent):
         return "not native" if is_error else None
 
     async def do_scroll(self, entry: Entry | None) -> str | None:
-        """Bring the last control the page lists into view (scroll_to: a list's rows past its visible ones are
-        listed too, so this moves it on); the page itself with the wheel when that moved nothing."""
-        entries = await self.entries()
-        if entries:
-            out, is_error = await self.call("scroll_to", target={"type": "ref", "ref": entries[-1].key})
-            if not is_error and [e.key for e in await self.entries()] != [e.key for e in entries]:
-                return None
-        out, is_error = await self.call(
-            "scroll", target={"type": "coordinate", "coordinate": [640, 400]}, scroll_direction="down", scroll_amount=5
-        )
+        """Over a control: scroll_to, the toolset's one scroll aimed at a ref (it brings the control into view,
+        so a list moves on to it); over the page: the wheel at the middle of the screenshot."""
+        if entry is not None:
+            out, is_error = await self.call("scroll_to", target={"type": "ref", "ref": entry.key})
+        else:
+            width, height = self.ts.image_size
+            target = {"type": "coordinate", "x": width // 2, "y": height // 2}
+            out, is_error = await self.call("scroll", target=target, scroll_direction="down", scroll_amount=5)
         return out if is_error else None
 
     async def evaluate(self, expression: str) -> Any:
         return await self.ts.book.get(None).tab.evaluate(expression)
+
+    async def after_action(self) -> None:
+        async def read() -> str:
+            return (await self.call("read_page", filter="interactive"))[0]
+
+        await check_tree_fresh(self.counters, self.ts.book.get(None).tab, read)
 
 
 # ----- MCP -----------------------------------------------------------------------------------------------
@@ -298,13 +309,19 @@ class McpAgent(Agent):
         return self._error(env) if env["status"] == "success" else "not native"
 
     async def do_scroll(self, entry: Entry | None) -> str | None:
-        """Scroll down with the wheel over the last control the page shows (a list scrolls under the pointer)."""
-        entries = await self.entries()
-        if entries:
-            await self.call("browser_hover", ref=entries[-1].key)
-        return self._error(await self.call("browser_mouse_wheel", delta_x=0, delta_y=600))
+        """The wheel with the pointer over the control (browser_hover), or at the middle of the viewport."""
+        if entry is not None:
+            moved = await self.call("browser_hover", ref=entry.key)
+        else:
+            moved = await self.call("browser_mouse_move_xy", x=640, y=360)
+        return self._error(moved) or self._error(await self.call("browser_mouse_wheel", delta_x=0, delta_y=600))
 
     async def evaluate(self, expression: str) -> Any:
         page = self.tools.manager.instances["t"].selected
         assert page is not None
         return await page.tab.evaluate(expression)
+
+    async def after_action(self) -> None:
+        page = self.tools.manager.instances["t"].selected
+        assert page is not None
+        await check_tree_fresh(self.counters, page.tab, self.snapshot)

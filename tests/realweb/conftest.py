@@ -65,8 +65,7 @@ async def components() -> AsyncIterator[ComponentSite]:
     await runner.cleanup()
 
 
-SURFACES = [("index", "strict"), ("index", "extended"), ("toolset", "strict"), ("toolset", "extended"),
-            ("mcp", "strict"), ("mcp", "extended")]  # fmt: skip
+MODES = ("strict", "extended")
 
 
 @pytest_asyncio.fixture

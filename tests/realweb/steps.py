@@ -103,6 +103,8 @@ class Agent:
         return "not native"
 
     async def do_scroll(self, entry: Entry | None) -> str | None:
+        """Turn the wheel down over `entry` (a list scrolls under the pointer), or over the page (None), in the
+        surface's words; a surface with no aimed scroll scrolls the page either way."""
         raise NotImplementedError
 
     async def evaluate(self, expression: str) -> Any:
@@ -131,10 +133,26 @@ class Agent:
                 return (exact_matches or matches)[0]
             if not scroll or attempt == ATTEMPTS - 1:
                 break
-            if await self.do_scroll(None) is not None:
+            if not await self.scroll_on(entries):
                 break
         shown = ", ".join(f"{e.role} {e.name!r}" for e in (await self.entries())[:60])
         raise TaskFailed(f"{self.surface}/{self.mode}: no {sorted(roles)} named {name!r}; the view has: {shown}")
+
+    async def scroll_on(self, entries: list[Entry]) -> bool:
+        """Scroll to see more, as a reader does: the wheel over the last control shown (the list it is in moves
+        on), else over the page. False at the end: a surface refused to scroll, or three turns over the page in
+        a row changed nothing it shows (a page of text above a form shows no control for a while)."""
+        shown = [(e.key, e.role, e.name) for e in entries]
+        over_control = [entries[-1]] if entries else []
+        for over in over_control:
+            if await self.do_scroll(over) is None and [(e.key, e.role, e.name) for e in await self.entries()] != shown:
+                return True
+        for _ in range(3):
+            if await self.do_scroll(None) is not None:
+                return False
+            if [(e.key, e.role, e.name) for e in await self.entries()] != shown:
+                return True
+        return False
 
     # ----- steps -----------------------------------------------------------------------------------
 

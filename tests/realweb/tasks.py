@@ -9,6 +9,7 @@ must pass.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -16,6 +17,8 @@ from typing import Any
 import pytest
 
 from .steps import TaskFailed, run_steps
+
+SURFACE_NAMES = ("index", "toolset", "mcp")
 
 TAB = {"tab", "button"}
 BUTTON = {"button", "link", "tab", "menuitem", "label", "generic"}  # generic: a <summary> in the MCP snapshot
@@ -162,6 +165,69 @@ COMPONENT_TASKS += [
         [("write", "Query", "SELECT 1;"), ("click", BUTTON, "Run query"), ("wait", "Saved order")],
         {"query": "SELECT 1;"},
     ),
+    Task(
+        "element-plus-pickup", "element-plus",
+        [
+            ("choose", "Warehouse", "Hamburg"),
+            ("fill", "Contact person", "Ada Lovelace"),
+            ("check", "Fragile goods"),
+            ("click", BUTTON, "Request pickup"),
+            ("wait", "Saved order"),
+        ],
+        {"warehouse": "hamburg", "contact": "Ada Lovelace", "fragile": True},
+    ),
+    Task(
+        "vue-form-pizza", "vue-form",
+        [
+            ("fill", "Your name", "Grace Hopper"),
+            ("choose", "Pizza size", "Large"),
+            ("check", "Thick crust"),
+            ("click", BUTTON, "Order pizza"),
+            ("wait", "Saved order"),
+        ],
+        {"name": "Grace Hopper", "size": "large", "crust": "thick"},
+    ),
+    Task(
+        "material-web-card", "material-web",
+        [
+            ("fill", "Reader name", "Alan Turing"),
+            ("choose", "Branch", "Harbour"),
+            ("check", "Send me the newsletter"),
+            ("click", BUTTON, "Apply for card"),
+            ("wait", "Saved order"),
+        ],
+        {"reader": "Alan Turing", "branch": "harbour", "newsletter": True},
+    ),
+    Task(
+        "jquery-ui-delivery", "jquery-ui",
+        [
+            ("choose", "Destination city", "Berlin", "Ber"),
+            ("pick_day", "Delivery date", "18"),
+            ("click", BUTTON, "Send parcel"),
+            ("wait", "Saved order"),
+        ],
+        {"city": "Berlin", "date": "{month}-18"},
+        strict_unreachable="the autocomplete's suggestions are <li>/<div> menu items without a role",
+    ),
+    Task(
+        "select2-transfer", "select2",
+        [
+            ("choose", "Destination country", "Portugal", "Port"),
+            ("click", BUTTON, "Send transfer"),
+            ("wait", "Saved order"),
+        ],
+        {"country": "PT"},
+    ),
+    Task(
+        "choices-request", "choices",
+        [
+            ("fill", "Email address", "ada@example.com"),
+            ("choose", "Topic", "Returns"),
+            ("click", BUTTON, "Send request"),
+            ("wait", "Saved order"),
+        ],
+        {"email": "ada@example.com", "topic": "returns"},
+    ),
 ]
 
 
@@ -218,6 +284,43 @@ APP_TASKS = [
     ),
 ]
 
+# What the engine still gets wrong on the libraries added in issue 41 (Vue, web components, jQuery-era plugins),
+# per (task, mode): strict xfails, so a fix removes the mark. Each was seen page by page; none is the agent's.
+_CHOICES = (
+    "the toolset and MCP offer Choices.js's original <select> (kept at opacity 0, pointer-events none) and set"
+    " it natively, which Choices never hears: the action answers success and the page submits no topic"
+    " (the index leaves that select out and drives the library's own list)"
+)
+_ELEMENT_PLUS = (
+    "the toolset and MCP refuse el-select's field as covered by its own placeholder <span>, which sits in the"
+    " same clickable wrapper a person clicks to open it (the index offers the wrapper)"
+)
+_MATERIAL = (
+    "md-outlined-select's open options (li role=option two shadow roots down) are in no surface's picture"
+    " (read_page leaves them out even with filter all; the index lists them without markers, and the hit test"
+    " at an option lands on its slotted headline); md-checkbox inside <label> has no name on the toolset and MCP"
+)
+_SELECT2 = (
+    "select2's search field appears only once its box is clicked, and the box is named by its placeholder,"
+    " not by the <label> (which names the hidden select; the index's page_content prints that select's"
+    " options into the box's label)"
+)
+KNOWN: dict[tuple[str, str], str] = {
+    ("choices-request", "strict"): _CHOICES,
+    ("choices-request", "extended"): _CHOICES,
+    ("element-plus-pickup", "strict"): _ELEMENT_PLUS,
+    ("element-plus-pickup", "extended"): _ELEMENT_PLUS,
+    ("material-web-card", "strict"): _MATERIAL,
+    ("material-web-card", "extended"): _MATERIAL,
+    ("select2-transfer", "strict"): _SELECT2,
+    ("select2-transfer", "extended"): _SELECT2,
+    ("jquery-ui-delivery", "extended"): (
+        "jQuery UI's autocomplete shows its suggestions 300 ms after the typing (its default delay, longer than"
+        " the settle waits for a timer); once shown, the index lists them as listitem and the toolset with"
+        " empty names, so the agent finds no option 'Berlin'"
+    ),
+}
+
 
 def expected_values(task: Task) -> dict[str, Any]:
     """The task's expected values with `{month}` as today's year and month (the calendars open there)."""
@@ -225,12 +328,43 @@ def expected_values(task: Task) -> dict[str, Any]:
     return {k: v.replace("{month}", month) if isinstance(v, str) else v for k, v in task.expected.items()}
 
 
-async def run_or_say(agent: Any, task: Task, mode: str) -> None:
-    """Run the task's steps. In strict mode a task with `strict_unreachable` that the agent cannot finish is
-    an expected miss, reported as such (xfail, with why and where it stopped); anything else must pass."""
+async def outcome(agent: Any, task: Task, result: Callable[[], Awaitable[str | None]]) -> str | None:
+    """One surface's go at the task: None when the agent finished it, the page's record (`result`) holds what
+    was asked, and its counters show no wrong-element action, silent no-op or stale state; else why not."""
     try:
         await run_steps(agent, task.steps)
     except TaskFailed as exc:
-        if mode == "strict" and task.strict_unreachable:
-            pytest.xfail(f"strict mode cannot reach this task ({task.strict_unreachable}): {exc}")
-        raise
+        return str(exc)
+    wrong = await result()
+    if wrong is not None:
+        return wrong
+    c = agent.counters
+    if (c.wrong_element, c.silent_noops, c.stale_states) != (0, 0, 0):
+        return f"wrong element {c.wrong_element}, silent no-ops {c.silent_noops}, stale states {c.stale_states}: {c.notes}"
+    return None
+
+
+async def on_every_surface(task: Task, mode: str, attempt: Callable[[str], Awaitable[str | None]]) -> None:
+    """The task with the one agent on every surface in turn (`attempt(surface)` is one go, outcome()): it must
+    end the same way on all of them. Done everywhere passes; in strict mode, a task with `strict_unreachable`
+    that no surface finishes is the expected miss (xfail, with where each stopped); anything else fails,
+    and a task finished on one surface but not on another fails as such."""
+    outcomes = {surface: await attempt(surface) for surface in SURFACE_NAMES}
+    failed = {surface: why for surface, why in outcomes.items() if why is not None}
+    if not failed:
+        return
+    report = "\n".join(f"  {surface}: {why or 'done'}" for surface, why in outcomes.items())
+    if mode == "strict" and task.strict_unreachable and "index" in failed:
+        # Known, not yet built (issue 41, A): the element index's strict set is the seed's list of tags and
+        # roles; read_page's and the MCP snapshot's strict filters take the accessibility tree's roles by rules
+        # of their own, so they reach some of what the seed's set leaves out. One definition of interactive
+        # would end this difference; until then it is reported here, surface by surface.
+        pytest.xfail(
+            f"the surfaces' strict sets differ: the seed's (element index) leaves this out ({task.strict_unreachable}),"
+            f" read_page's and the MCP snapshot's strict filters reach some of it:\n{report}"
+        )
+    if len(failed) < len(outcomes):
+        pytest.fail(f"{task.name} ({mode}) ends differently on the surfaces:\n{report}")
+    if mode == "strict" and task.strict_unreachable:
+        pytest.xfail(f"strict mode cannot reach this task ({task.strict_unreachable}) on any surface:\n{report}")
+    pytest.fail(f"{task.name} ({mode}) failed on every surface:\n{report}")

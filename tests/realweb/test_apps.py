@@ -1,6 +1,7 @@
 """Real Python web apps (Django's admin, a Flask form, a NiceGUI app), each started as its own server with its
-own SQLite database, driven through every surface by the scripted agents; the result is read from the
-app's database, never from the DOM. Needs the optional extra `realweb` (pip install -e ".[realweb]")."""
+own SQLite database, driven by the one scripted agent on every surface in turn; the result is read from the
+app's database, never from the DOM, and must be the same on every surface. Needs the optional extra `realweb`
+(pip install -e ".[realweb]")."""
 
 from __future__ import annotations
 
@@ -9,23 +10,34 @@ from typing import Any
 
 import pytest
 
-from .conftest import SURFACES
+from .conftest import MODES
 from .servers import start
-from .tasks import APP_TASKS, Task, run_or_say
+from .tasks import APP_TASKS, KNOWN, Task, on_every_surface, outcome
 
 pytest.importorskip("django")
 pytest.importorskip("flask")
 pytest.importorskip("nicegui")
 
 
-@pytest.mark.parametrize(("surface", "mode"), SURFACES, ids=[f"{s}-{m}" for s, m in SURFACES])
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("task", APP_TASKS, ids=[t.name for t in APP_TASKS])
-async def test_app_task(make_agent: Any, tmp_path: Path, task: Task, surface: str, mode: str) -> None:
-    async with start(task.page, tmp_path) as app:
-        agent = await make_agent(surface, mode, app.url)
-        await run_or_say(agent, task, mode)
-        table = "orders_order" if task.page == "django" else "orders"
-        rows = [{k: r[k] for k in task.expected} for r in app.rows(table)]
-        assert rows == [task.expected]
-        c = agent.counters
-        assert (c.wrong_element, c.silent_noops, c.stale_states) == (0, 0, 0), c.notes
+async def test_app_task(
+    make_agent: Any, tmp_path: Path, task: Task, mode: str, request: pytest.FixtureRequest
+) -> None:
+    known = KNOWN.get((task.name, mode))
+    if known:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=known))
+
+    async def attempt(surface: str) -> str | None:
+        (tmp_path / surface).mkdir()
+        async with start(task.page, tmp_path / surface) as app:
+            agent = await make_agent(surface, mode, app.url)
+
+            async def result() -> str | None:
+                table = "orders_order" if task.page == "django" else "orders"
+                rows = [{k: r[k] for k in task.expected} for r in app.rows(table)]
+                return None if rows == [task.expected] else f"the app saved {rows}"
+
+            return await outcome(agent, task, result)
+
+    await on_every_surface(task, mode, attempt)

@@ -1,8 +1,9 @@
-"""Component libraries people build with (MUI, react-select, Radix UI, Headless UI, react-window, Shoelace),
-driven the way an agent drives them: through the element index (strict and extended), the browser toolset and
-MCP, each by a scripted agent that sees only what its surface gives (agents.py). A task passes when the page's
-submit carries the expected values and the agent's counters show no wrong-element action, no silent no-op and
-no stale state.
+"""Component libraries people build with (MUI, react-select, Radix UI, Headless UI, react-window, Shoelace, ...),
+driven the way an agent drives them: by the one scripted agent (steps.py) on every surface in turn, the element
+index, the browser toolset and MCP, in the strict and the extended set, each seeing only what its surface gives
+(agents.py). A task passes when, on every surface, the page's submit carries the expected values and the agent's
+counters show no wrong-element action, no silent no-op and no stale state; one that ends differently on two
+surfaces fails.
 """
 
 from __future__ import annotations
@@ -11,18 +12,27 @@ from typing import Any
 
 import pytest
 
-from .conftest import SURFACES, ComponentSite
-from .tasks import COMPONENT_TASKS, Task, expected_values, run_or_say
+from .conftest import MODES, ComponentSite
+from .tasks import COMPONENT_TASKS, KNOWN, Task, expected_values, on_every_surface, outcome
 
 
-@pytest.mark.parametrize(("surface", "mode"), SURFACES, ids=[f"{s}-{m}" for s, m in SURFACES])
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("task", COMPONENT_TASKS, ids=[t.name for t in COMPONENT_TASKS])
 async def test_component_task(
-    make_agent: Any, components: ComponentSite, task: Task, surface: str, mode: str
+    make_agent: Any, components: ComponentSite, task: Task, mode: str, request: pytest.FixtureRequest
 ) -> None:
-    components.submitted.pop(task.page, None)
-    agent = await make_agent(surface, mode, components.page(task.page))
-    await run_or_say(agent, task, mode)
-    assert components.submitted.get(task.page) == [expected_values(task)]
-    c = agent.counters
-    assert (c.wrong_element, c.silent_noops, c.stale_states) == (0, 0, 0), c.notes
+    known = KNOWN.get((task.name, mode))
+    if known:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=known))
+
+    async def attempt(surface: str) -> str | None:
+        components.submitted.pop(task.page, None)
+        agent = await make_agent(surface, mode, components.page(task.page))
+
+        async def result() -> str | None:
+            sent = components.submitted.get(task.page)
+            return None if sent == [expected_values(task)] else f"the page submitted {sent}"
+
+        return await outcome(agent, task, result)
+
+    await on_every_surface(task, mode, attempt)

@@ -4,7 +4,8 @@ import {build} from 'esbuild';
 import {existsSync, mkdirSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
 
 const PAGES = ['mui', 'react-select', 'radix', 'headless', 'virtual-list', 'shoelace', 'antd', 'react-datepicker',
-  'bootstrap', 'tom-select', 'flatpickr', 'quill', 'codemirror'];
+  'bootstrap', 'tom-select', 'flatpickr', 'quill', 'codemirror', 'element-plus', 'vue-form', 'material-web', 'jquery-ui',
+  'select2', 'choices'];
 const out = new URL('../pages/', import.meta.url).pathname;
 rmSync(out, {recursive: true, force: true});
 mkdirSync(out, {recursive: true});
