@@ -22,7 +22,7 @@ from ..core.refs import ax_name, ax_role
 from .capture import DocFacts, ElementBox, element_boxes
 from .probes import ChangeProbes
 from .roles import INTERACTIVE_ROLES
-from .snapshot_doc import EXTENDED_STYLES
+from .snapshot_doc import EXTENDED_STYLES, SNAPSHOT_STYLES
 
 if TYPE_CHECKING:
     from ..core.tab import Tab
@@ -90,7 +90,7 @@ async def full_ax_tree(tab: Tab, probes: ChangeProbes, *, extended: bool = False
     frames = [(fid, f) for fid, f in tab.frames.items() if not f.session.closed]
     sessions: dict[str, CDPSession] = {tab.main_frame_id: tab.session, **tab.frame_sessions}
     ax_futures = [f.session.send("Accessibility.getFullAXTree", {"frameId": fid}) for fid, f in frames]
-    styles = EXTENDED_STYLES if extended else ["visibility"]
+    styles = EXTENDED_STYLES if extended else SNAPSHOT_STYLES  # the state's styles: one answer on opacity
     snap_params = {"computedStyles": styles, "includePaintOrder": False, "includeDOMRects": False}
     snap_futures = {fid: s.send("DOMSnapshot.captureSnapshot", snap_params) for fid, s in sessions.items()}
     metrics_future = tab.session.send("Page.getLayoutMetrics")

@@ -37,7 +37,7 @@ from ..core.policies import RESULT_CHARS
 from ..core.worlds import Worlds
 from .extended import find_extended
 from .node_path import DocTree
-from .occlusion import Occlusion
+from .occlusion import Occlusion, opacity_product
 from .page_content import ContentWindow, PageContent
 from .roles import INTERACTIVE_ROLES, INTERACTIVE_TAGS, implicit_role
 from .snapshot_doc import CONTENT_ATTRS, SnapshotDoc
@@ -190,6 +190,19 @@ def _keyboard_target(name: str, attrs: dict[str, str]) -> bool:
     return name in ("input", "select", "textarea", "button") or (name == "a" and "href" in attrs)
 
 
+def _drawn_under(name: str, attrs: dict[str, str]) -> bool:
+    """Whether a transparent element may be the real hit target of a drawing under it, and so a target: a
+    styled checkbox's or radio's input over its drawing, or a text field drawn transparent until it takes focus
+    (in the tab order). Anything else transparent draws nothing a person sees (_offered)."""
+    kind = attrs.get("type", "").lower()
+    role = (attrs.get("role") or "").strip().lower()
+    if kind in ("checkbox", "radio") or role in ("checkbox", "radio", "switch"):
+        return True
+    return (name == "textarea" or (name == "input" and kind not in NOT_TYPED)) and not (
+        attrs.get("aria-hidden") == "true" or attrs.get("tabindex", "").strip() == "-1"
+    )
+
+
 def _stand_for(doc: SnapshotDoc, node: int, name: str, role: str) -> int:
     """The element a keyboard target stands for when its own box is tiny (at most 2 px across): the nearest
     ancestor within six levels of at least 8x8 px, if a person sees it (not hidden, not transparent); -1 for
@@ -286,6 +299,7 @@ async def element_boxes(
     for doc_list in docs.values():
         for doc in doc_list:
             sid = doc.session.id or ""
+            transparent_page = 0.0 in doc.opacity.values()
             for ni in doc.rects:
                 if doc.types[ni] != 1 and doc.types[ni] != 3:  # text boxes too: where a text piece ends (text_join)
                     continue
@@ -299,7 +313,12 @@ async def element_boxes(
                     attrs = doc.attributes(ni)
                     box, visible = boxes[(sid, doc.backend[ni])][:2]
                     offered = True
-                    if box[2] <= 2 or box[3] <= 2:  # a stand-in shows where what it stands for is (_offered)
+                    if visible and transparent_page and opacity_product(doc, ni) <= 0 and not _drawn_under(name, attrs):
+                        # Transparent and not the real hit target of a drawing under it (a styled checkbox's input,
+                        # a field that shows on focus): a person sees nothing there (_offered), as the index says
+                        # of a library's original <select> kept at opacity 0 (Choices.js).
+                        visible, offered = False, False
+                    elif box[2] <= 2 or box[3] <= 2:  # a stand-in shows where what it stands for is (_offered)
                         role = (attrs.get("role") or "").strip().lower()
                         stand = builder.stand_for_box(doc, ni, name, role, attrs)
                         if stand is not None:
@@ -760,15 +779,9 @@ class StateBuilder(Occlusion, PageContent):
         target a library keeps tiny or transparent inside its drawn control (react-select's input) is offered
         too, and the pointer goes to what it stands for (core/actionability: STAND_IN_FUNCTION). Anything else
         (a visually hidden original <select>, aria-hidden or out of the tab order) is not offered."""
-        if opacity <= 0:  # the real hit target of a box drawn under it: a styled checkbox's or radio's input
-            kind = attrs.get("type", "").lower()
-            checkable = kind in ("checkbox", "radio") or role in ("checkbox", "radio", "switch")
-            # A text field drawn transparent until it takes focus (a search box that fades in): a person's click
-            # where it is focuses it, so it is offered when it takes the pointer and is in the tab order.
-            typed = (name == "textarea" or (name == "input" and kind not in NOT_TYPED)) and not (
-                attrs.get("aria-hidden") == "true" or attrs.get("tabindex", "").strip() == "-1"
-            )
-            return (checkable or typed) and box[2] >= 8 and box[3] >= 8 and node in doc.cover_rect
+        if opacity <= 0:  # the real hit target of a box drawn under it (_drawn_under), when it takes the pointer
+            drawn = _drawn_under(name, attrs) or role in ("checkbox", "radio", "switch")
+            return drawn and box[2] >= 8 and box[3] >= 8 and node in doc.cover_rect
         if attrs.get("aria-hidden") == "true" or attrs.get("tabindex", "").strip() == "-1":
             return False
         return name in ("input", "textarea", "select") or role in STAND_IN_ROLES

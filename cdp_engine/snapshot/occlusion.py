@@ -49,6 +49,15 @@ VERIFY_SCRIPT = """function(clips, ...nodes) {
 }"""
 
 
+
+def opacity_product(doc: SnapshotDoc, node: int) -> float:
+    """The node's opacity times its ancestors': 0 when it or one above it is transparent (checkOpacity's answer)."""
+    op, opacity, parent = 1.0, doc.opacity, doc.parent
+    while node >= 0 and op > 0:
+        op *= opacity.get(node, 1.0)
+        node = parent[node]
+    return op
+
 class Occlusion:
     """The occlusion and clipping checks of the state build (StateBuilder sets the attributes)."""
 
@@ -199,17 +208,9 @@ class Occlusion:
                 p = parent[p]
             for cover in self._covering(doc, node, (r[0] + ox, r[1] + oy, r[2], r[3])):
                 cover_check[cover] = None
-            if transparent_page and self._opacity_product(doc, node) <= 0:
+            if transparent_page and opacity_product(doc, node) <= 0:
                 cover_check[node] = None  # transparent: offered only if it takes the pointer (_offered)
         return clip_check, list(cover_check)
-
-    @staticmethod
-    def _opacity_product(doc: SnapshotDoc, node: int) -> float:
-        op, opacity, parent = 1.0, doc.opacity, doc.parent
-        while node >= 0 and op > 0:
-            op *= opacity.get(node, 1.0)
-            node = parent[node]
-        return op
 
     async def verify(self) -> None:
         """Settle the uncertain nodes of every document with one isolated-world call per frame.

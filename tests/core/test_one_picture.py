@@ -39,6 +39,18 @@ CASES = [
         "style='position:relative; height:30px; background:#eee'>Apple</div></div>",
         "click", "Fruit", True, "log.join() === 'picker'",
     ),
+    # A library's original <select> kept at full size but transparent, before the control a person uses (Choices.js
+    # keeps it at opacity 0 in its box): a person sees only the library's control. Through the toolset and MCP it
+    # was offered first (their strict capture read no opacity) and set natively, which the library never hears.
+    Case(
+        "transparent-original-select",
+        "<div style='position:relative; width:200px; height:70px'>"
+        "<select aria-label=Fruit style='position:absolute; left:0; top:0; width:200px; height:30px; opacity:0'>"
+        "<option>Apple</option><option>Pear</option></select>"
+        "<div data-t=picker role=combobox aria-label=Fruit tabindex=0 onclick='1' "
+        "style='position:absolute; top:36px; width:200px; height:30px; background:#eee'>Apple</div></div>",
+        "click", "Fruit", True, "log.join() === 'picker'",
+    ),
     # An open dropdown whose options a person sees are plain rows, beside a zero-size listbox that holds the
     # same names for screen readers (antd's Select): the row a person sees is what is clicked.
     Case(

@@ -287,9 +287,9 @@ APP_TASKS = [
 # What the engine still gets wrong on the libraries added in issue 41 (Vue, web components, jQuery-era plugins),
 # per (task, mode): strict xfails, so a fix removes the mark. Each was seen page by page; none is the agent's.
 _CHOICES = (
-    "the toolset and MCP offer Choices.js's original <select> (kept at opacity 0, pointer-events none) and set"
-    " it natively, which Choices never hears: the action answers success and the page submits no topic"
-    " (the index leaves that select out and drives the library's own list)"
+    "the toolset only: Choices.js's own combobox has no accessible name (the <label> names the original select,"
+    " which no surface offers since the accessibility views read opacity too), and read_page's interactive"
+    " filter shows no text beside it, so the agent finds no control 'Topic'"
 )
 _ELEMENT_PLUS = (
     "the toolset and MCP refuse el-select's field as covered by its own placeholder <span>, which sits in the"
