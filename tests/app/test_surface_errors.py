@@ -196,11 +196,12 @@ async def test_not_clickable_words(
     mapped = not_clickable(SimpleNamespace(index=3), error)  # type: ignore[arg-type]
     assert (mapped.code, mapped.message) == ("ELEMENT_NOT_INTERACTIVE", index_text)
 
-    # MCP: interaction.point_of rewords it as NotInteractableError (same reason), reported as invalid_params.
+    # MCP: interaction.point_of rewords the core aim's refusal as NotInteractableError (same reason), reported
+    # as invalid_params.
     async def refuse(tab: Any, node: Any, *, check_hit: bool = True, arm: bool = False) -> tuple[float, float]:
         raise error
 
-    monkeypatch.setattr(input, "point_of", refuse)
+    monkeypatch.setattr(input, "aim", refuse)
     with pytest.raises(input.NotInteractableError) as info:
         await interaction.point_of(None, SimpleNamespace(ref="e3"))  # type: ignore[arg-type]
     assert str(info.value) == mcp_text and info.value.reason == error.reason
