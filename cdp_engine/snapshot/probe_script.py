@@ -66,8 +66,13 @@ PROBE_FUNCTION = (
     } catch (e) {}
     return false;
   };
+  // The first key after such an animation ended is a new version too: a state read while it ran (the read a
+  // settle sends behind its look) saw it midway, so it must not match the key the page has once it ends.
+  let wasMoving = false;
   p.key = (still) => {
-    if (moving()) { p.v++; p.other = p.v; }
+    const now = moving();
+    if (now || wasMoving) { p.v++; p.other = p.v; }
+    wasMoving = now;
     // A hidden page draws no frames, and scroll events come with a frame: an element's scroll would not be
     // counted until the page shows again. Its key is then unknown ("0"), so nothing is served from a cache.
     if (document.hidden) return still ? `0|${devicePixelRatio}|0` : 0;

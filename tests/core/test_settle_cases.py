@@ -252,6 +252,25 @@ async def test_a_css_transition_that_shows_an_element_is_waited_for(tab: cdp_eng
     assert tab.last_timings["settle_deadline"] == 0.0
 
 
+async def test_the_key_read_while_a_showing_animation_ran_is_not_the_key_after_it(tab: cdp_engine.Tab, site: Any) -> None:
+    """The read a settle sends behind its look may run midway through a fade the look then waits out; it stands
+    only if its probe key is the one the look ends with. A probe that bumped its version only while the fade
+    ran (and at transitionend or animationend, which come a frame late, and never for a Web Animation)
+    answered the same key once it ended: a state read with the menu still transparent stood (antd's date
+    picker, a stale state in the real-web suite)."""
+    from cdp_engine.snapshot.probes import ChangeProbes
+
+    await tab.goto(site.add(path("fade"), '<div id=menu style="opacity: 0"><button>Item one</button></div>'))
+    probes = ChangeProbes.of(tab)
+    await probes.version_key()
+    await tab.evaluate("window.fade = document.getElementById('menu').animate([{opacity: 0}, {opacity: 1}], 150); 0")
+    midway = await probes.version_key()
+    await tab.evaluate("fade.finished.then(() => 0)")
+    after = await probes.version_key()
+    assert midway != after
+    assert after == await probes.version_key()  # a still page: one key again
+
+
 async def test_an_endless_animation_the_click_starts_is_not_waited_for(tab: cdp_engine.Tab, site: Any) -> None:
     html = """<style>@keyframes spin { to { transform: rotate(360deg) } } .spin { animation: spin 1s linear infinite }
       </style>""" + button("document.getElementById('o').classList.add('spin')")
