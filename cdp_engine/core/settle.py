@@ -10,7 +10,8 @@ the page's handlers for it ran. Then:
 - changed at once (the handlers changed the DOM): that is the input's effect, no wait for more;
 - nothing changed at once: the page gets `allowance_ms` (0: one task turn, so microtasks and
   zero-delay timers the handlers set have run; a Chromium with DeferRendererTasksAfterInput, which a
-  launched one is not, runs that turn only after the frame it draws for a click or a key press); a longer timer is not waited for;
+  launched one is not, runs that turn only after the frame it draws for a click or a key press); a
+  longer timer is not waited for;
 - changes after that (a timer's render, a ticker the input started): the quiet window: the settle
   ends once none came for `quiet_ms`, at most `max_ms` (then `deadline` is reported). A page that
   was changing by itself when armed (three changes of its own within 100 ms, outside any input and

@@ -190,12 +190,12 @@ def _keyboard_target(name: str, attrs: dict[str, str]) -> bool:
     return name in ("input", "select", "textarea", "button") or (name == "a" and "href" in attrs)
 
 
-def _drawn_under(name: str, attrs: dict[str, str]) -> bool:
+def _drawn_under(name: str, attrs: dict[str, str], role: str) -> bool:
     """Whether a transparent element may be the real hit target of a drawing under it, and so a target: a
     styled checkbox's or radio's input over its drawing, or a text field drawn transparent until it takes focus
-    (in the tab order). Anything else transparent draws nothing a person sees (_offered)."""
+    (in the tab order). Anything else transparent draws nothing a person sees (_offered). `role`: its role
+    attribute, lowercased."""
     kind = attrs.get("type", "").lower()
-    role = (attrs.get("role") or "").strip().lower()
     if kind in ("checkbox", "radio") or role in ("checkbox", "radio", "switch"):
         return True
     return (name == "textarea" or (name == "input" and kind not in NOT_TYPED)) and not (
@@ -313,18 +313,18 @@ async def element_boxes(
                     attrs = doc.attributes(ni)
                     box, visible = boxes[(sid, doc.backend[ni])][:2]
                     offered = True
-                    if visible and transparent_page and opacity_product(doc, ni) <= 0 and not _drawn_under(name, attrs):
-                        # Transparent and not the real hit target of a drawing under it (a styled checkbox's input,
-                        # a field that shows on focus): a person sees nothing there (_offered), as the index says
-                        # of a library's original <select> kept at opacity 0 (Choices.js).
-                        visible, offered = False, False
-                    elif box[2] <= 2 or box[3] <= 2:  # a stand-in shows where what it stands for is (_offered)
-                        role = (attrs.get("role") or "").strip().lower()
+                    role = (attrs.get("role") or "").strip().lower()
+                    if box[2] <= 2 or box[3] <= 2:  # a stand-in shows where what it stands for is (_offered)
                         stand = builder.stand_for_box(doc, ni, name, role, attrs)
                         if stand is not None:
                             box, visible = stand
                         elif not _keyboard_target(name, attrs):  # no size, no focus: a person cannot reach it
                             visible, offered = False, False
+                    elif visible and transparent_page and opacity_product(doc, ni) <= 0 and not _drawn_under(name, attrs, role):
+                        # Transparent and not the real hit target of a drawing under it (a styled checkbox's input,
+                        # a field that shows on focus): a person sees nothing there (_offered), as the index says
+                        # of a library's original <select> kept at opacity 0 (Choices.js).
+                        visible, offered = False, False
                     boxes[(sid, doc.backend[ni])] = (box, visible, name, attrs, offered)
     return boxes
 
@@ -780,8 +780,7 @@ class StateBuilder(Occlusion, PageContent):
         too, and the pointer goes to what it stands for (core/actionability: STAND_IN_FUNCTION). Anything else
         (a visually hidden original <select>, aria-hidden or out of the tab order) is not offered."""
         if opacity <= 0:  # the real hit target of a box drawn under it (_drawn_under), when it takes the pointer
-            drawn = _drawn_under(name, attrs) or role in ("checkbox", "radio", "switch")
-            return drawn and box[2] >= 8 and box[3] >= 8 and node in doc.cover_rect
+            return _drawn_under(name, attrs, role) and box[2] >= 8 and box[3] >= 8 and node in doc.cover_rect
         if attrs.get("aria-hidden") == "true" or attrs.get("tabindex", "").strip() == "-1":
             return False
         return name in ("input", "textarea", "select") or role in STAND_IN_ROLES

@@ -12,7 +12,7 @@ import pytest
 
 from .conftest import MODES
 from .servers import start
-from .tasks import APP_TASKS, KNOWN, Task, on_every_surface, outcome
+from .tasks import APP_TASKS, Task, mark_known, on_every_surface, outcome
 
 pytest.importorskip("django")
 pytest.importorskip("flask")
@@ -24,9 +24,7 @@ pytest.importorskip("nicegui")
 async def test_app_task(
     make_agent: Any, tmp_path: Path, task: Task, mode: str, request: pytest.FixtureRequest
 ) -> None:
-    known = KNOWN.get((task.name, mode))
-    if known:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=known))
+    mark_known(request, task, mode)
 
     async def attempt(surface: str) -> str | None:
         (tmp_path / surface).mkdir()

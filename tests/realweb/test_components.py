@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from .conftest import MODES, ComponentSite
-from .tasks import COMPONENT_TASKS, KNOWN, Task, expected_values, on_every_surface, outcome
+from .tasks import COMPONENT_TASKS, Task, expected_values, mark_known, on_every_surface, outcome
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -21,9 +21,7 @@ from .tasks import COMPONENT_TASKS, KNOWN, Task, expected_values, on_every_surfa
 async def test_component_task(
     make_agent: Any, components: ComponentSite, task: Task, mode: str, request: pytest.FixtureRequest
 ) -> None:
-    known = KNOWN.get((task.name, mode))
-    if known:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=known))
+    mark_known(request, task, mode)
 
     async def attempt(surface: str) -> str | None:
         components.submitted.pop(task.page, None)
