@@ -247,9 +247,10 @@ async def click_element(
 async def aim(tab: InputTab, target: Target, *, check_hit: bool = True, arm: bool = False) -> tuple[float, float]:
     """The one aim of pointer input at an element, for every surface and every input (a click, a hover, either
     end of a drag): point_of (actionability: scrolled into view, stable, a visible point that takes the pointer).
-    Not visible or covered while the page animates (a list sliding open, a dialog fading in): once the animations
-    running now end (at most ANIMATION_WAIT), aim once more, as Playwright waits for a stable, visible target. A
-    page that does not animate answers at once and the refusal (NotClickableError) stands."""
+    Not visible or covered while the page animates (a list sliding open, a dialog fading in, a jQuery fadeOut
+    that restyles the element each frame): once the animations running now end and the document stops
+    changing (at most ANIMATION_WAIT), aim once more, as Playwright retries a covered target. A page that
+    neither animates nor changes answers at once and the refusal (NotClickableError) stands."""
     try:
         return await point_of(tab, target, check_hit=check_hit, arm=arm)
     except NotClickableError as exc:
@@ -259,18 +260,24 @@ async def aim(tab: InputTab, target: Target, *, check_hit: bool = True, arm: boo
 
 
 ANIMATION_WAIT = 1.0  # seconds a refused aim waits for the page's running finite animations to end
-# Resolves with the number of finite animations that were running (0: nothing to wait for), once they ended
-# or at the deadline, whichever comes first. In the engine's world the change probe's list is read, which holds
-# the animations of the shadow roots it watches too (document.getAnimations() leaves those out).
+CHANGING_MS = 50  # the document changed this recently: an animation driven by timers (jQuery's fx) may run
+# Resolves with the number of finite animations that were running, or 1 when the document was changing (0:
+# nothing to wait for), once they ended and no change came for CHANGING_MS, or at the deadline, whichever
+# comes first. In the engine's world the change probe's list is read, which holds the animations of the shadow
+# roots it watches too (document.getAnimations() leaves those out); the settle's observer there
+# (core/settle_page.py) says when the document last changed.
 ANIMATIONS_ENDED = """(() => {
-  const p = globalThis.__cdpEngineProbe;
+  const p = globalThis.__cdpEngineProbe, s = globalThis.__cdpEngineSettle;
   const all = p && p.animations ? p.animations() : document.getAnimations();
   const running = all.filter(a => a.playState === 'running'
     && a.effect && Number.isFinite(a.effect.getComputedTiming().endTime));
-  if (!running.length) return 0;
+  const changing = () => !!s && performance.now() - s.last < CHANGING;
+  if (!running.length && !changing()) return 0;
   const ended = Promise.allSettled(running.map(a => a.finished));
-  return Promise.race([ended, new Promise(r => setTimeout(r, MS))]).then(() => running.length);
-})()""".replace("MS", str(int(ANIMATION_WAIT * 1000)))
+  const still = new Promise(r => { const look = () => changing() ? setTimeout(look, CHANGING / 2) : r(); look(); });
+  return Promise.race([Promise.all([ended, still]), new Promise(r => setTimeout(r, MS))])
+    .then(() => Math.max(running.length, 1));
+})()""".replace("MS", str(int(ANIMATION_WAIT * 1000))).replace("CHANGING", str(CHANGING_MS))
 
 
 async def animations_ended(tab: InputTab, target: Target) -> bool:

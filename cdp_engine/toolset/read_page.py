@@ -230,6 +230,8 @@ def _walk_lines(
                     own = _own_text(node) or (_descendant_text(node, 120) if node.reason is not None else "")
                     if own:
                         name, skip_children = own, True
+                elif not name and _named_by_its_text(node):
+                    name, skip_children = _own_text(node) or _descendant_text(node, 120), True
                 ref = None
                 if node.backend_node_id is not None:
                     ref = refs.assign(node.session, node.frame_id, node.backend_node_id, node.role, node.name)
@@ -352,6 +354,20 @@ def _token_hit(token: str, words: set[str]) -> bool:
         return True
     return len(token) >= 3 and any(
         w.startswith(token) or (len(w) >= 4 and token.startswith(w)) for w in words
+    )
+
+
+def _named_by_its_text(node: AXNode) -> bool:
+    """An unnamed interactive element whose role takes no name from its content (a focusable listitem or div:
+    jQuery UI's menu items) is read by its text, as the element index reads it; not a field (its text is its
+    value, a select's its options) nor one holding a control (that has a line of its own)."""
+    return (
+        _is_interactive(node)
+        and node.reason is None
+        and display_role(node) not in FIELD_ROLES
+        and not node.properties.get("editable")
+        and not _holds_a_control(node)
+        and bool(_descendant_text(node, 1))
     )
 
 
@@ -480,7 +496,11 @@ def find(root: AXNode | None, refs: RefRegistry, query: str) -> str:
     for _, _, node in ranked[:FIND_MAX]:
         assert node.backend_node_id is not None
         ref = refs.assign(node.session, node.frame_id, node.backend_node_id, node.role, node.name)
-        name = node.name or ("" if _is_interactive(node) else _own_text(node) or _descendant_text(node, 120))
+        name = node.name or (
+            _own_text(node) or _descendant_text(node, 120)
+            if not _is_interactive(node) or _named_by_its_text(node)
+            else ""
+        )
         lines.append(describe(node, ref, offscreen=not node.visible, name=name))
     if len(ranked) > FIND_MAX:
         lines.append(f"({len(ranked) - FIND_MAX} more matches not shown; make the query more specific.)")

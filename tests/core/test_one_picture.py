@@ -123,6 +123,20 @@ ORPHAN_OPTIONS = "".join(
 )
 CASES += [Case("rows-with-an-orphan-option-role", ORPHAN_OPTIONS, "click", "Choice 1", True, "log.join() === 'opt1'")]
 
+# A calendar over the button fading out by script after a pick (jQuery UI's datepicker: jQuery's fadeOut restyles
+# it each frame, no CSS animation): the click waits for the page to stop changing and lands on the button. Through
+# the index the press landed on the calendar's "Prev" while the toolset and MCP waited.
+SCRIPT_FADE = (
+    "<button data-t=send>Send parcel</button><div id=cal data-t=cal style='position:absolute; left:0; top:0;"
+    " width:300px; height:120px; background:#eee; display:none'>Prev</div>"
+)
+FADE_OUT = (
+    "cal.style.display = 'block'; const t0 = performance.now(); const step = () => {"
+    " const k = (performance.now() - t0) / 300; if (k >= 1) { cal.style.display = 'none'; return; }"
+    " cal.style.opacity = String(1 - k); requestAnimationFrame(step); }; step()"
+)
+CASES += [Case("covered-by-a-script-fade", SCRIPT_FADE, "click", "Send parcel", True, "log.join() === 'send'", after_look=FADE_OUT)]
+
 # What the engine still gets wrong, per case (and surface, where only one does): strict, so a fix removes the mark.
 KNOWN: dict[tuple[str, str | None], str] = {}
 

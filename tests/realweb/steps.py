@@ -38,6 +38,7 @@ CHOOSER_ROLES = {"combobox", "listbox", "button"}
 OPTION_ROLES = {"option", "menuitem", "menuitemradio", "treeitem", "gridcell"}
 CHECK_ROLES = {"checkbox", "switch", "radio", "menuitemcheckbox"}
 ATTEMPTS = 40  # reads (and scrolls) before an agent gives up finding a control
+PATIENCE = 2.0  # seconds an agent goes on looking once nothing more scrolls into view
 DAY_ROLES = {"option", "gridcell", "button", "generic", "cell", "link", "td", "span", "div"}
 
 
@@ -115,26 +116,40 @@ class Agent:
 
     # ----- finding ---------------------------------------------------------------------------------
 
-    async def find(self, roles: set[str], name: str, *, exact: bool = False, scroll: bool = True) -> Entry:
+    async def find(
+        self, roles: set[str], name: str, *, exact: bool = False, scroll: bool = True, by_label: bool = True
+    ) -> Entry:
+        """The first control of one of `roles` named `name`; with `by_label`, a control named by the text just
+        before it counts too (a field, a select drawn without a name). A button or a link is named by itself: the
+        text before it may be another control's (a button covered by a calendar is not in the index, and the
+        calendar's first link follows its text)."""
         want = norm(name)
+        patience: float | None = None
         for attempt in range(ATTEMPTS):
             entries = await self.entries()
+            label = (lambda e: norm(e.label)) if by_label else (lambda e: "")
             matches = [
                 e for e in entries
-                if e.role in roles and (norm(e.name) == want or norm(e.label) == want
+                if e.role in roles and (norm(e.name) == want or label(e) == want
                                         or (not exact and want and want in norm(e.name)))
             ]  # fmt: skip
-            exact_matches = [e for e in matches if want in (norm(e.name), norm(e.label))]
+            exact_matches = [e for e in matches if want in (norm(e.name), label(e))]
             # "Orders" before "ORDERS": the name as written first, as a reader matches it.
             exact_matches.sort(key=lambda e: e.name.strip() != name)
             if not matches:  # a field named by the words before it ("City Select..."): the label starts them
-                matches = [e for e in entries if e.role in roles and want and norm(e.label).startswith(want + " ")]
+                matches = [e for e in entries if e.role in roles and want and label(e).startswith(want + " ")]
             if exact_matches or matches:
                 return (exact_matches or matches)[0]
             if not scroll or attempt == ATTEMPTS - 1:
                 break
             if not await self.scroll_on(entries):
-                break
+                # Nothing more to scroll to: a reader looks again a moment later (a calendar still fading out
+                # over the button), for PATIENCE seconds, as a model takes another turn.
+                if patience is None:
+                    patience = asyncio.get_running_loop().time() + PATIENCE
+                if asyncio.get_running_loop().time() > patience:
+                    break
+                await asyncio.sleep(0.05)
         shown = ", ".join(f"{e.role} {e.name!r}" for e in (await self.entries())[:60])
         raise TaskFailed(f"{self.surface}/{self.mode}: no {sorted(roles)} named {name!r}; the view has: {shown}")
 
@@ -184,7 +199,7 @@ class Agent:
                 self.counters.notes.append(f"{what} {name!r}: the press reached {pressed[0]['path'][:2]}")
 
     async def click(self, roles: set[str], name: str, *, exact: bool = False, scroll: bool = True) -> None:
-        entry = await self.find(roles, name, exact=exact, scroll=scroll)
+        entry = await self.find(roles, name, exact=exact, scroll=scroll, by_label=False)
         await self.events()
         error = await self.do_click(entry)
         await self.watched("click", name, error)
@@ -206,6 +221,9 @@ class Agent:
             return
         if search is not None:
             await self.act(f"type {search!r} into {label!r}", await self.do_type(control, search))
+            # Suggestions often come after a debounce (jQuery UI's autocomplete: 300 ms), a timer longer than the
+            # settle waits for (docs/protocol.md, "Settle"): a reader waits until they show, as for an answer.
+            await self.wait_text(option)
         else:
             await self.events()
             error = await self.do_click(control)
@@ -216,7 +234,7 @@ class Agent:
         try:
             await self.click(OPTION_ROLES, option, exact=True, scroll=False)
         except TaskFailed:
-            await self.click(OPTION_ROLES | {"generic", "div", "li", "span"}, option, exact=True)
+            await self.click(OPTION_ROLES | {"generic", "div", "li", "listitem", "span"}, option, exact=True)
 
     async def pick_day(self, label: str, day: str) -> None:
         """Open the date control labelled `label` (a click) and click the day `day` of the calendar it shows."""

@@ -314,11 +314,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("material-web-card", "extended"): _MATERIAL,
     ("select2-transfer", "strict"): _SELECT2,
     ("select2-transfer", "extended"): _SELECT2,
-    ("jquery-ui-delivery", "extended"): (
-        "jQuery UI's autocomplete shows its suggestions 300 ms after the typing (its default delay, longer than"
-        " the settle waits for a timer); once shown, the index lists them as listitem and the toolset with"
-        " empty names, so the agent finds no option 'Berlin'"
-    ),
 }
 
 
