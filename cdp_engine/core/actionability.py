@@ -286,8 +286,7 @@ class InputTab(Protocol):
 
 
 class Target(Protocol):
-    """An element to aim at: the session owning its document and its backend node id (refs and indexed
-    elements both are targets)."""
+    """An element to aim at: its document's session and its backend node id (a ref, an indexed element)."""
 
     @property
     def session(self) -> CDPSession: ...
@@ -305,12 +304,13 @@ class NotInteractableError(CDPEngineError):
 
 
 class NotClickableError(NotInteractableError):
-    """No visible point of the element receives the pointer: reason NOT_VISIBLE, COVERED or INTERCEPTED;
-    `by` describes the element that takes the pointer there (e.g. '<div class="overlay">')."""
+    """No visible point of the element receives the pointer: reason NOT_VISIBLE, COVERED or INTERCEPTED; `by`
+    what takes the pointer there ('<div class="overlay">'); `target`: which end of a drag was refused."""
 
     def __init__(self, message: str, reason: str = NOT_VISIBLE, *, by: str | None = None) -> None:
         super().__init__(message, reason)
         self.by = by
+        self.target: Target | None = None
 
 
 def refusal(exc: NotClickableError) -> str:

@@ -1,9 +1,9 @@
 """Running a step's actions on the core: protocol actions through the element index, BrowserGym calls
 it has no action for (clicks with modifiers, hover, keys, mouse, drag, uploads, history, tabs) through
-the core's input, files and navigation calls, under the index's lock with its identity rules. Every
-element-targeted input goes through the core's one element click or aim (core/input.py `click_element`,
-`point_of`), refused in the protocol's words (index/perform.py `not_clickable`); coordinate input
-(`mouse_click(x, y)`) stays coordinate input.
+the core's one action pipeline (core/pipeline.py, by ElementIndex.apply: the same aim, keys held, delivery
+check and settle as every surface), under the index's lock with its identity rules. An element-targeted input
+is refused in the protocol's words (index/perform.py `not_clickable`); coordinate input (`mouse_click(x, y)`)
+stays coordinate input.
 
 `BGymActions` is the part of `BrowserEnv.step` that turns one parsed call into a new state; the
 environment keeps the episode's tabs and hands it the few tab operations it needs.
@@ -23,6 +23,20 @@ import orjson
 from ..core import input
 from ..core.browser import Browser
 from ..core.files import set_input_files
+from ..core.pipeline import (
+    Action,
+    Call,
+    Click,
+    ClickAt,
+    Drag,
+    Hover,
+    InsertText,
+    KeyDown,
+    KeyUp,
+    MouseButton,
+    MoveTo,
+    Press,
+)
 from ..core.policies import FilePolicy, PolicyError
 from ..core.tab import Tab
 from ..errors import CDPEngineError, NavigationError
@@ -245,22 +259,16 @@ class BGymActions:
             index.check_usable(element)
         return element
 
-    async def _aim(self, tab: Tab, element: Element) -> tuple[float, float]:
-        """The core's aim (input.aim) for pointer input that is not a click (hover, drag), else the protocol's
-        refusal."""
+    @staticmethod
+    async def _apply(index: ElementIndex, action: Action, *elements: Element) -> None:
+        """The action through the core's one pipeline and the index's settle (ElementIndex.apply); a target that
+        cannot take it (not visible, covered, disabled, the press intercepted) refused in the protocol's words,
+        naming the element of `elements` it was aimed at."""
         try:
-            return await input.aim(tab, element)
+            await index.apply(action)
         except input.NotClickableError as exc:
-            raise not_clickable(element, exc) from None
-
-    async def _click(self, tab: Tab, element: Element, *, button: str, count: int, modifiers: list[str]) -> None:
-        """The core's one element click (aim, hit test, keys held down as a person holds them, the delivery
-        guard), refused in the protocol's words; BrowserGym's ControlOrMeta is Control (Chromium on Linux)."""
-        held = "+".join(dict.fromkeys("Control" if m == "ControlOrMeta" else m for m in modifiers))
-        try:
-            await input.click_element(tab, element, button=button, click_count=count, hold_keys=held)
-        except input.NotClickableError as exc:
-            raise not_clickable(element, exc) from None
+            aimed = next((element for element in elements if element is exc.target), elements[0])
+            raise not_clickable(aimed, exc) from None
 
     async def _focus(self, index: ElementIndex, element: Element, bid: int, name: str) -> None:
         """Focus the element and prove focus is on it, so the keys of a press go to no other element."""
@@ -276,51 +284,43 @@ class BGymActions:
 
     async def _perform(self, tab: Tab, index: ElementIndex, previous: Capture, call: BGymCall) -> None:
         name, a = call.name, call.args
-        if name in ("click", "dblclick"):
+        if name in ("click", "dblclick"):  # BrowserGym's ControlOrMeta is Control (Chromium on Linux)
             element = await self._element(index, previous, a["bid"])
+            held = "+".join(dict.fromkeys("Control" if m == "ControlOrMeta" else m for m in a["modifiers"]))
             count = 2 if name == "dblclick" else 1
-            await index.settle(
-                self._click(tab, element, button=a["button"], count=count, modifiers=list(a["modifiers"]))
-            )
+            await self._apply(index, Click(element, button=a["button"], count=count, keys=held), element)
         elif name == "hover":  # as Playwright's hover: visible, receives the pointer; a disabled element too
-            x, y = await self._aim(tab, await self._element(index, previous, a["bid"], usable=False))
-            await index.settle(input.move(tab, x, y))
+            element = await self._element(index, previous, a["bid"], usable=False)
+            await self._apply(index, Hover(element), element)
         elif name in ("press", "focus"):
             element = await self._element(index, previous, a["bid"], usable=False)
             await self._focus(index, element, a["bid"], name)
-            if name == "press":
-                await index.settle(input.press(tab, a["key_comb"], implied_shift=False))
-            else:
-                await index.settle()
+            await index.apply(Press(a["key_comb"], implied_shift=False) if name == "press" else None)
         elif name == "keyboard_press":
-            await index.settle(input.press(tab, a["key"], implied_shift=False))
+            await index.apply(Press(a["key"], implied_shift=False))
         elif name == "keyboard_down":
-            await index.settle(input.key_down(tab, a["key"], implied_shift=False))
+            await index.apply(KeyDown(a["key"], implied_shift=False))
         elif name == "keyboard_up":
-            await index.settle(input.key_up(tab, a["key"], implied_shift=False))
+            await index.apply(KeyUp(a["key"], implied_shift=False))
         elif name in ("keyboard_type", "keyboard_insert_text"):
-            await index.settle(input.insert_text(tab, a["text"]))
+            await index.apply(InsertText(a["text"]))
         elif name == "scroll":
             dx, dy = float(a["delta_x"]), float(a["delta_y"])
-            await index.settle(
-                tab.evaluate(f"window.scrollBy({{left: {dx}, top: {dy}, behavior: 'instant'}})", timeout=5.0)
-            )
+            script = f"window.scrollBy({{left: {dx}, top: {dy}, behavior: 'instant'}})"
+            await index.apply(Call(lambda: tab.evaluate(script, timeout=5.0)))
         elif name == "mouse_move":
-            await index.settle(input.move(tab, a["x"], a["y"]))
+            await index.apply(MoveTo(a["x"], a["y"]))
         elif name in ("mouse_click", "mouse_dblclick"):
             count = 2 if name == "mouse_dblclick" else 1
-            await index.settle(input.click_at(tab, a["x"], a["y"], button=a["button"], click_count=count))
-        elif name == "mouse_down":
-            await index.settle(input.down(tab, a["button"], x=a["x"], y=a["y"]))
-        elif name == "mouse_up":
-            await index.settle(input.up(tab, a["button"], x=a["x"], y=a["y"]))
-        elif name in ("drag_and_drop", "mouse_drag_and_drop"):
-            if name == "drag_and_drop":  # both ends aimed and hit-tested before the press
-                fx, fy = await self._aim(tab, await self._element(index, previous, a["from_bid"]))
-                tx, ty = await self._aim(tab, await self._element(index, previous, a["to_bid"], usable=False))
-            else:
-                fx, fy, tx, ty = a["from_x"], a["from_y"], a["to_x"], a["to_y"]
-            await index.settle(input.drag(tab, fx, fy, tx, ty))
+            await index.apply(ClickAt(a["x"], a["y"], button=a["button"], count=count))
+        elif name in ("mouse_down", "mouse_up"):
+            await index.apply(MouseButton(name == "mouse_down", a["button"], x=a["x"], y=a["y"]))
+        elif name == "drag_and_drop":  # both ends aimed and hit-tested before the press
+            source = await self._element(index, previous, a["from_bid"])
+            dest = await self._element(index, previous, a["to_bid"], usable=False)
+            await self._apply(index, Drag(source, dest), source, dest)
+        elif name == "mouse_drag_and_drop":
+            await index.apply(Drag((a["from_x"], a["from_y"]), (a["to_x"], a["to_y"])))
         elif name == "upload_file":
             element = await index.resolve(previous, a["bid"])
             if element.tag != "input" or element.input_type != "file":
@@ -331,9 +331,9 @@ class BGymActions:
             # here when that is this machine). Checked before the page is touched.
             policy = FilePolicy.unrestricted(local=self.browser.process is not None)
             files = policy.upload_paths(a["file"])
-            await index.settle(set_input_files(element.session, element.backend_node_id, files, policy))
+            await index.apply(Call(lambda: set_input_files(element.session, element.backend_node_id, files, policy)))
         elif name in ("go_back", "go_forward"):  # under the core rule: a failed step leaves the tab on its page
             await (tab.back if name == "go_back" else tab.forward)(wait_until="load")
-            await index.settle()
+            await index.apply()
         else:  # pragma: no cover - every parsed name is handled above or by to_protocol
             raise ActionError("ACTION_VALIDATION_FAILED", f"{name} is not supported")

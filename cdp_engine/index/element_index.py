@@ -13,15 +13,16 @@ import asyncio
 import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..core.files import Screenshot, ScreenshotSpec, image_size_base64, mark_image, screenshot_options
 from ..core.inflight import NetworkTracker
 from ..core.liveness import bounded, unless_dialog
 from ..core.marks import Mark
+from ..core.pipeline import Action, Settling, act
 from ..core.policies import INDEX_SCHEMES, RESULT_CHARS, Policies
-from ..core.settle import STATE, Arming, SettleReport, Speculation, observe, settle
+from ..core.settle import STATE, Arming, SettleReport, Speculation, observe
 from ..core.text_focus import ignored_text
 from ..core.worlds import Worlds
 from ..errors import (
@@ -490,22 +491,13 @@ class ElementIndex:
             self._settle_listeners.append(listener)
         return lambda: self._settle_listeners.remove(listener) if listener in self._settle_listeners else None
 
-    async def point(self, element: Element) -> tuple[float, float]:
-        """The element's visible point that takes the pointer (scrolled into view, hit-tested), or
-        ActionError ELEMENT_NOT_INTERACTIVE in the protocol's words."""
-        return await self.perform.point(element)
-
-    async def settle(
-        self, action: Awaitable[Any] | None = None, *, arming: Arming | None = None, scrolls: bool = True
-    ) -> SettleReport:
-        """Run an input (if any), then the engine's one settle (core.settle) with this tab's request tracker:
-        what the input caused (DOM changes, transitions, a navigation, the requests it started), each with
-        a deadline, by the tab's SettleOptions; a held dialog ends it at once. `arming`: the observer's
-        arming an action sent ahead of its input (index/perform.py); `scrolls`: see core.settle."""
-        report = await settle(
-            self.tab, action, profile=STATE, network=self.network, speculative=self._speculative, arming=arming,
-            scrolls=scrolls,
-        )
+    async def apply(self, action: Action | None = None, *, arming: Arming | None = None) -> SettleReport:
+        """Run an action (if any) through the core's one pipeline (core.pipeline.act), settled for the state read
+        next (settle.STATE) with this tab's request tracker: what the input caused (DOM changes, transitions, a
+        navigation, the requests it started), each with a deadline, by the tab's SettleOptions; a held dialog
+        ends it at once. `arming`: the observer's arming an action sent ahead of its input (index/perform.py)."""
+        settling = Settling(STATE, network=self.network, speculative=self._speculative)
+        report = (await act(self.tab, action, settling, arming=arming)).report
         self.last_settle = report
         for listener in list(self._settle_listeners):
             try:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core import fields, input, scripts
 from ..core.identity import DOM_LOOK, Verdict, verify
+from ..core.pipeline import Action, Call, Click, InsertText, Press
 from ..core.policies import Policies, PolicyError
 from ..core.settle import Arming, SettleReport
 from ..core.text_focus import FOCUS_FOR_TEXT, focus_refusal
@@ -51,6 +51,10 @@ TEXT_ROLES = frozenset({"textbox", "searchbox", "combobox"})
 # (at most this many seconds, at most half): the restore (core/navigation.py) gets the rest.
 READ_RESERVE = 1.0
 NEXT_FRAME = "new Promise(done => { requestAnimationFrame(() => done()); setTimeout(done, 100); })"
+
+
+async def _nothing() -> None:
+    """An input with no event of its own (the focus given before it was the input)."""
 
 
 class ActionError(Exception):
@@ -138,9 +142,7 @@ class ActionHost(Protocol):
     policies: Policies
     finished: dict[str, str] | None  # set by finish_task / fail_task
 
-    async def settle(
-        self, action: Awaitable[Any] | None = None, *, arming: Arming | None = None, scrolls: bool = True
-    ) -> SettleReport: ...
+    async def apply(self, action: Action | None = None, *, arming: Arming | None = None) -> SettleReport: ...
 
 
 class Performer:
@@ -195,11 +197,11 @@ class Performer:
             self._resolutions.clear()
             self._unchanged = None
 
-    async def settle(self, action: Awaitable[Any] | None = None, *, scrolls: bool = True) -> SettleReport:
-        """The index's settle after an input, with the arming this action sent ahead (if any). `scrolls`: the
-        input may scroll an element (core.settle); text typed into the focused field does not."""
+    async def apply(self, action: Action | None = None) -> SettleReport:
+        """The action through the core's pipeline and the index's settle (ElementIndex.apply), with the arming
+        this action sent ahead (if any)."""
         arming, self._arming = self._arming, None
-        return await self.index.settle(action, arming=arming, scrolls=scrolls)
+        return await self.index.apply(action, arming=arming)
 
     async def resolve(self, capture: Capture, index: int) -> Element:
         """The element an index names, proven to be the same element still (core.identity), else
@@ -237,14 +239,6 @@ class Performer:
         except CDPEngineError:
             return None
 
-    async def point(self, element: Element) -> tuple[float, float]:
-        """The element's visible point that takes the pointer (scrolled into view, hit-tested), or
-        ELEMENT_NOT_INTERACTIVE in the protocol's words."""
-        try:
-            return await input.aim(self.tab, element)
-        except input.NotClickableError as exc:
-            raise not_clickable(element, exc) from None
-
     async def _click(self, element: Element) -> None:
         check_usable(element)
         if element.tag == "option":
@@ -253,13 +247,10 @@ class Performer:
                 f"Element {element.index} is an <option>: use select_option with its select's index.",
             )
 
-        async def click() -> None:  # the core's one click (in an out-of-process frame, checked to arrive there)
-            try:
-                await input.click_element(self.tab, element)
-            except input.NotClickableError as exc:
-                raise not_clickable(element, exc) from None
-
-        await self.settle(click())
+        try:  # the core's one click (in an out-of-process frame, checked to arrive there)
+            await self.apply(Click(element))
+        except input.NotClickableError as exc:
+            raise not_clickable(element, exc) from None
 
     async def _direct(self, action: dict[str, Any], capture: Capture) -> bool:
         """input_text or select_option in one call when the page is provably the capture's (index/one_call.py);
@@ -290,7 +281,7 @@ class Performer:
             refusal = focus_refusal(answer.get("value"))
             if refusal is not None:  # focus did not reach the field: nothing to type, nothing to settle
                 raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} {refusal}.")
-            await self.settle(self._typing(action["text"], bool(action.get("overwrite", False))), scrolls=not action["text"])
+            await self.apply(self._typing(action["text"], bool(action.get("overwrite", False))))
             return True
 
         async def choose() -> Any:
@@ -301,7 +292,7 @@ class Performer:
 
         self._arming = Arming.in_call(self.tab, self.tab.session, planned.context)
         try:
-            await self.settle(choose())
+            await self.apply(Call(choose))
         except _TakeTheLongWay:
             return False
         return True
@@ -332,29 +323,30 @@ class Performer:
         refusal = focus_refusal(answer)
         if refusal is not None:  # no key is sent: focus is not on the field
             raise ActionError("ELEMENT_NOT_INTERACTIVE", f"Element {element.index} {refusal}.")
-        await self.settle(self._typing(text, overwrite), scrolls=not text)
+        await self.apply(self._typing(text, overwrite))
 
     async def _set_value(self, element: Element, text: str) -> None:
         """input_text on a field that takes a value rather than keys (a date, a time, a colour, a range): the
         value set as a person's pick when the field would keep it (core/fields.set_value), else
         ELEMENT_NOT_INTERACTIVE naming what the field takes, with the field unchanged."""
-        refusal = _value_refusal(element, text, str((await self.settle(_set_value(self.tab, element, text))).value))
+        refusal = _value_refusal(element, text, str((await self.apply(Call(lambda: _set_value(self.tab, element, text)))).value))
         if refusal is not None:
             raise refusal
 
-    async def _typing(self, text: str, overwrite: bool) -> None:
-        """The typing into the focused field: the text as trusted input, or Delete to clear it."""
+    @staticmethod
+    def _typing(text: str, overwrite: bool) -> Action:
+        """The typing into the focused field: the text as trusted input, or Delete to clear it (else nothing
+        more: the focus given was the input)."""
         if text:
-            await input.insert_text(self.tab, text)
-        elif overwrite:
-            await input.press(self.tab, "Delete")
+            return InsertText(text)
+        return Press("Delete") if overwrite else Call(_nothing)
 
     async def _select_option(self, element: Element, capture: Capture, option_index: int) -> None:
         if self._native_option(element, capture, option_index) is None:
             await self._select_custom(element, capture, option_index)
             return
         option = await self.resolve(capture, option_index)
-        await self.settle(self.call(option, one_call.CHOOSE_OPTION))
+        await self.apply(Call(lambda: self.call(option, one_call.CHOOSE_OPTION)))
 
     def _native_option(self, element: Element, capture: Capture, option_index: int) -> Element | None:
         """The option of a native select that select_option names (its refusals as ActionError); None for a
@@ -424,7 +416,7 @@ class Performer:
         # Scroll events fire with the next frame, before its animation-frame callbacks: the page's scroll
         # listeners have run once one has (at most 100 ms, for a page that draws no frames).
         script = f"(async () => {{ {scroll}; await {NEXT_FRAME}; }})()"
-        await self.settle(self.tab.evaluate(script, timeout=5.0))
+        await self.apply(Call(lambda: self.tab.evaluate(script, timeout=5.0)))
 
     async def navigate(self, url: str, end: float) -> None:
         """The navigate action: the index's navigation policy and the tab's origins first (nothing is sent
@@ -440,4 +432,4 @@ class Performer:
         left = end - time.perf_counter()
         deadline = asyncio.get_running_loop().time() + left - min(READ_RESERVE, left / 2)
         await self.tab.goto(url, wait_until="load", deadline=deadline)
-        await self.settle()
+        await self.apply()

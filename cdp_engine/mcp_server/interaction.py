@@ -1,7 +1,7 @@
 """Interaction tools (by ref), coordinate mouse tools, and modal recovery (dialogs, file choosers).
 
-Actions go through `cdp_engine.core.input`, the same trusted input every surface uses:
-scroll into view, a hit-tested point, CDP Input events. Every action accepts `wait_for`
+Actions go through the core's one action pipeline (core/pipeline.py), the same as every surface's: scroll into
+view, a hit-tested point, keys held, CDP Input events, the delivery check, then (ctx.run) the settle. Every action accepts `wait_for`
 (see observe.py). browser_handle_dialog and browser_file_upload run on the instance's
 recovery lock, so they can resolve a modal while the action that opened it still waits.
 """
@@ -19,6 +19,20 @@ import orjson
 
 from ..core import fields, input, keys
 from ..core.lifecycle import LifecycleWatcher
+from ..core.pipeline import (
+    Action,
+    Click,
+    ClickAt,
+    Drag,
+    Hover,
+    InsertText,
+    MouseButton,
+    MoveTo,
+    Press,
+    TypeText,
+    Wheel,
+    perform,
+)
 from ..core.policies import PolicyError
 from ..core.refs import NodeRef
 from ..core.tab import Tab
@@ -72,23 +86,19 @@ def modifiers_chord(modifiers: Sequence[str] | None) -> str:
     return "+".join(control_or_meta if m == "ControlOrMeta" else m for m in modifiers or [])
 
 
-async def click(tab: Tab, node: NodeRef, **kw: Any) -> None:
-    """The core's one click on the node (input.click_element), its refusals worded for MCP (invalid_params)."""
+async def on_node(tab: Tab, action: Action, *nodes: NodeRef) -> Any:
+    """An input on a node through the core's one pipeline (core.pipeline.perform), its refusals worded for MCP
+    (invalid_params) with the ref of the node refused (a drag's either end)."""
     try:
-        await input.click_element(tab, node, **kw)
+        return await perform(tab, action)
     except input.NotClickableError as exc:
+        node = next((n for n in nodes if n is exc.target), nodes[0])
         raise input.NotInteractableError(f"{node.ref} {input.refusal(exc)}", exc.reason) from None
 
 
-async def point_of(
-    tab: Tab, node: NodeRef, *, check_hit: bool = True, arm: bool = False
-) -> tuple[float, float]:
-    """The node's visible point that takes the pointer; NotInteractableError worded for MCP (invalid_params).
-    `arm`: for a click sent next at the point, which is then checked where it is delivered (input.point_of)."""
-    try:
-        return await input.aim(tab, node, check_hit=check_hit, arm=arm)
-    except input.NotClickableError as exc:
-        raise input.NotInteractableError(f"{node.ref} {input.refusal(exc)}", exc.reason) from None
+async def click(tab: Tab, node: NodeRef, *, button: str = "left", click_count: int = 1, hold_keys: str = "") -> None:
+    """The core's one click on the node (actionability, keys held, delivery checked), refused in MCP's words."""
+    await on_node(tab, Click(node, button=button, count=click_count, keys=hold_keys), node)
 
 
 def coerce_bool(value: Any, what: str) -> bool:
@@ -148,10 +158,10 @@ async def fill(tab: Tab, node: NodeRef, text: str) -> None:
             f"{node.ref} cannot be filled ({kind}); use an input, textarea or contenteditable.",
         )
     if text:
-        await input.insert_text(tab, text)
+        await perform(tab, InsertText(text))
         await _took(node, before, text, overwrite=True)
     else:
-        await input.press(tab, "Delete", implied_shift=False)
+        await perform(tab, Press("Delete", implied_shift=False))
 
 
 def _prepared(answer: Any) -> tuple[Any, Any]:
@@ -178,7 +188,7 @@ async def append(tab: Tab, node: NodeRef, text: str) -> None:
     refusal = focus_refusal(answer)
     if refusal is not None:
         raise ToolError("invalid_params", f"{node.ref} {refusal}.")
-    await input.type_text(tab, text)
+    await perform(tab, TypeText(text))
     await _took(node, before, text, overwrite=False)
 
 
@@ -285,7 +295,7 @@ async def browser_type(
             await append(tab, node, text)
         if submit:
             watch = LoadWatch(tab) if wait_for is None else None
-            await input.press(tab, "Enter", implied_shift=False)
+            await perform(tab, Press("Enter", implied_shift=False))
             if watch is not None:
                 await watch.wait(min(ENTER_LOAD_WAIT, ctx.remaining()))
         return {"typed_into": ref}
@@ -407,8 +417,7 @@ async def browser_hover(
     node = await ctx.ref(page, ref, cdp_frame if explicit else None)
 
     async def action() -> dict[str, Any]:
-        x, y = await point_of(page.tab, node)
-        await input.move(page.tab, x, y)
+        await on_node(page.tab, Hover(node), node)
         return {"hovered": ref}
 
     return await ctx.run(
@@ -433,9 +442,7 @@ async def browser_drag(
     target = await ctx.ref(page, target_ref, cdp_frame if explicit else None)
 
     async def action() -> dict[str, Any]:
-        x0, y0 = await point_of(page.tab, source)
-        x1, y1 = await point_of(page.tab, target, check_hit=False)
-        await input.drag(page.tab, x0, y0, x1, y1)
+        await on_node(page.tab, Drag(source, target), source, target)  # both ends aimed, as a person's hand
         return {"dragged": source_ref, "to": target_ref}
 
     return await ctx.run(
@@ -459,12 +466,12 @@ async def browser_press_key(
     async def action() -> dict[str, Any]:
         tab = page.tab
         watch = LoadWatch(tab) if wait_for is None and chord.split("+")[-1] in ("Enter", "Return") else None
-        await input.press(tab, chord, implied_shift=False)
+        await perform(tab, Press(chord, implied_shift=False))
         if watch is not None:
             await watch.wait(min(ENTER_LOAD_WAIT, ctx.remaining()))
         return {"pressed": key}
 
-    return await ctx.run(page, action, wait_for=_spec(wait_for))
+    return await ctx.run(page, action, wait_for=_spec(wait_for), settles=True)
 
 
 # ----- coordinate mouse tools --------------------------------------------------------------------
@@ -491,13 +498,13 @@ async def browser_mouse_click_xy(
     async def action() -> dict[str, Any]:
         tab = page.tab
         if delay_ms == 0:
-            await input.click_at(tab, x, y, button=button, click_count=click_count)
+            await perform(tab, ClickAt(x, y, button=button, count=click_count))
         else:
-            await input.move(tab, x, y)
+            await perform(tab, MoveTo(x, y))
             for n in range(1, click_count + 1):
-                await input.down(tab, button, click_count=n)
-                await asyncio.sleep(delay_ms / 1000)
-                await input.up(tab, button, click_count=n)
+                await perform(tab, MouseButton(True, button, count=n))
+                await asyncio.sleep(delay_ms / 1000)  # the caller's own delay between press and release
+                await perform(tab, MouseButton(False, button, count=n))
         return {"clicked_at": [x, y], "button": button}
 
     return await ctx.run(page, action, wait_for=_spec(wait_for), settles=True)
@@ -511,10 +518,10 @@ async def browser_mouse_move_xy(
     page = await ctx.page(page_id)
 
     async def action() -> dict[str, Any]:
-        await input.move(page.tab, x, y)
+        await perform(page.tab, MoveTo(x, y))
         return {"moved_to": [x, y]}
 
-    return await ctx.run(page, action)
+    return await ctx.run(page, action, settles=True)
 
 
 @tool()
@@ -525,10 +532,10 @@ async def browser_mouse_down(
     page = await ctx.page(page_id)
 
     async def action() -> dict[str, Any]:
-        await input.down(page.tab, button)
+        await perform(page.tab, MouseButton(True, button))
         return {"button_down": button}
 
-    return await ctx.run(page, action)
+    return await ctx.run(page, action, settles=True)
 
 
 @tool()
@@ -539,10 +546,10 @@ async def browser_mouse_up(
     page = await ctx.page(page_id)
 
     async def action() -> dict[str, Any]:
-        await input.up(page.tab, button)
+        await perform(page.tab, MouseButton(False, button))
         return {"button_up": button}
 
-    return await ctx.run(page, action)
+    return await ctx.run(page, action, settles=True)
 
 
 @tool()
@@ -560,7 +567,7 @@ async def browser_mouse_drag_xy(
     page = await ctx.page(page_id)
 
     async def action() -> dict[str, Any]:
-        await input.drag(page.tab, from_x, from_y, to_x, to_y)
+        await perform(page.tab, Drag((from_x, from_y), (to_x, to_y)))
         return {"from": [from_x, from_y], "to": [to_x, to_y]}
 
     return await ctx.run(page, action, wait_for=_spec(wait_for), settles=True)
@@ -582,7 +589,7 @@ async def browser_mouse_wheel(
 
     async def action() -> dict[str, Any]:
         state = input.input_state(page.tab)
-        await input.wheel(page.tab, state.x, state.y, delta_x, delta_y)
+        await perform(page.tab, Wheel(state.x, state.y, delta_x, delta_y))
         return {"scrolled": [delta_x, delta_y]}
 
     return await ctx.run(page, action, wait_for=_spec(wait_for), settles=True)

@@ -14,8 +14,9 @@ from typing import Any, Literal
 
 from ..core.inflight import NetworkTracker
 from ..core.liveness import check_responsive
+from ..core.pipeline import Call, Settling, act
 from ..core.refs import NodeRef
-from ..core.settle import GUARDED_TOOL_CALL, settle
+from ..core.settle import GUARDED_TOOL_CALL
 from .caps import CAP_OF
 from .envelope import Operation, ToolError
 from .instance_manager import InstanceManager
@@ -267,11 +268,8 @@ class Ctx:
 
             async def action() -> dict[str, Any]:
                 # A dialog the action opens is the modal guard's: the action waits while it is handled.
-                report = await settle(
-                    page.tab, inner(), profile=GUARDED_TOOL_CALL, load_timeout=timeout,
-                    network=NetworkTracker.of(page.tab), scrolls=scrolls,
-                )  # fmt: skip
-                value: dict[str, Any] = report.value
+                settling = Settling(GUARDED_TOOL_CALL, network=NetworkTracker.of(page.tab), load_timeout=timeout)
+                value: dict[str, Any] = (await act(page.tab, Call(inner, scrolls=scrolls), settling)).value
                 return value
 
         spec = WaitForSpec(wait_for) if wait_for is not None else None

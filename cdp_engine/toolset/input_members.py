@@ -13,6 +13,7 @@ from ..core import fields as core_fields
 from ..core import files as core_files
 from ..core import input, keys
 from ..core.fields import ANNOUNCE, VALUE_CHECK
+from ..core.pipeline import Call, Click, Hold, Press, TypeText, perform
 from ..core.policies import FilePolicy, PolicyError
 from ..core.refs import NodeRef
 from ..errors import CDPEngineError
@@ -87,7 +88,7 @@ class InputMembers(MemberHost):
 
     async def _m_type(self, p: dict[str, Any], managed: ManagedTab) -> None:
         text = p["text"]  # text alone goes into the focused field; Enter and Tab are keys that may scroll
-        await self._settled(managed, input.type_text(managed.tab, text), scrolls=not text or "\n" in text or "\t" in text)
+        await self._apply(managed, TypeText(text))
 
     async def _m_key(self, p: dict[str, Any], managed: ManagedTab) -> None:
         text, repeat = p["text"], p.get("repeat", 1)
@@ -95,7 +96,7 @@ class InputMembers(MemberHost):
             keys.parse_sequence(text)  # validate the whole sequence before pressing anything
         except keys.UnknownKeyError as exc:
             raise MemberError(f"Error: {exc}") from None
-        await self._settled(managed, input.press(managed.tab, text, repeat=repeat))
+        await self._apply(managed, Press(text, repeat=repeat))
 
     async def _m_hold_key(self, p: dict[str, Any], managed: ManagedTab) -> None:
         text, duration = p["text"], float(p["duration"])
@@ -103,12 +104,7 @@ class InputMembers(MemberHost):
             keys.parse_chord(text)  # an unknown key fails before anything is pressed
         except keys.UnknownKeyError as exc:
             raise MemberError(f"Error: {exc}") from None
-
-        async def hold() -> None:
-            async with input.hold(managed.tab, text):
-                await asyncio.sleep(duration)  # holding for the requested time is the member's job
-
-        await self._settled(managed, hold())
+        await self._apply(managed, Hold(text, duration))  # holding for the requested time is the member's job
 
     async def _m_wait(self, p: dict[str, Any], managed: ManagedTab) -> None:
         await asyncio.sleep(float(p["duration"]))
@@ -120,7 +116,9 @@ class InputMembers(MemberHost):
         node = await self._resolve(managed, ref)
         value = p["value"]
         try:
-            outcome = await self._settled(managed, core_fields.call_in_world(managed.tab, node, FORM_INPUT_JS, value))
+            outcome = await self._apply(
+                managed, Call(lambda: core_fields.call_in_world(managed.tab, node, FORM_INPUT_JS, value))
+            )
         except CDPEngineError:
             raise MemberError(self._stale_text(ref, "the element was removed from the page")) from None
         errors = {
@@ -181,9 +179,9 @@ class InputMembers(MemberHost):
                 raise MemberError(f"Error: {ref} takes one file.")
             if target.disabled:
                 raise MemberError(f"Error: {ref} is disabled.")
-            await self._settled(managed, target.set_files(files, allowed))
+            await self._apply(managed, Call(lambda: target.set_files(files, allowed)))
             return None
-        await self._settled(managed, self._upload_through_chooser(managed, node, ref, files, allowed))
+        await self._apply(managed, Call(lambda: self._upload_through_chooser(managed, node, ref, files, allowed)))
         return None
 
     async def _upload_through_chooser(
@@ -193,7 +191,7 @@ class InputMembers(MemberHost):
         tab = managed.tab
         async with core_files.ChooserWatch([tab.session, node.session]) as watch:
             try:
-                await input.click_element(tab, node)
+                await perform(tab, Click(node))
             except input.NotClickableError as exc:
                 raise MemberError(self._refused(ref, exc)) from None
             try:

@@ -1,5 +1,5 @@
 """What every group of the toolset's members needs (toolset/executor.py's BrowserToolset is made of the groups):
-the tabs and refs, the image geometry, the settle after an input, the accessibility tree.
+the tabs and refs, the image geometry, an input through the core's pipeline and its settle, the accessibility tree.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import input
 from ..core.inflight import NetworkTracker
+from ..core.pipeline import Action, Settling, act
 from ..core.policies import Policies
 from ..core.refs import NodeRef, StaleRefError
-from ..core.settle import TOOL_CALL, settle
-from ..errors import CDPEngineError, TargetClosedError
+from ..core.settle import TOOL_CALL
+from ..errors import CDPEngineError, ProtocolError, TargetClosedError
 from ..snapshot.ax_capturer import capture_ax_tree
 from .driver_config import MemberError, ToolsetConfig
 from .state import ManagedTab, TabBook, one_line
@@ -123,42 +124,29 @@ class MemberHost:
         cause = STALE_CAUSES.get(reason, " The element changed since it was read.")
         return f"Error: {shown} is stale or not found on the current page. Re-read the page to get fresh references.{cause}"
 
-    async def _element_point(
-        self,
-        managed: ManagedTab,
-        ref: str,
-        *,
-        check_hit: bool = True,
-        arm: bool = False,
-        node: NodeRef | None = None,
-    ) -> tuple[float, float]:
-        node = node or await self._resolve(managed, ref)
-        try:
-            return await input.aim(managed.tab, node, check_hit=check_hit, arm=arm)
-        except input.NotClickableError as exc:
-            raise MemberError(self._refused(ref, exc)) from None
-        except CDPEngineError:
-            raise MemberError(f"Error: The element {ref} is not visible.") from None
+    # ----- acting -----------------------------------------------------------------------------
 
-    async def _target_point(
-        self, managed: ManagedTab, target: Mapping[str, Any], **kw: Any
-    ) -> tuple[float, float]:
-        if target["type"] == "ref":
-            return await self._element_point(managed, target["ref"], **kw)
-        return self._point(target)
-
-    # ----- settling ---------------------------------------------------------------------------
-
-    async def _settled(self, managed: ManagedTab, action: Any, *, scrolls: bool = True) -> Any:
-        """Run an input action, then wait for what it caused (core.settle): a navigation (to load, or until
-        it turns into a download or stops), else the DOM changes, transitions and requests it started (each
-        bounded). No fixed sleeps. `scrolls`: the input may scroll an element (core.settle)."""
+    async def _apply(self, managed: ManagedTab, action: Action, *, ref: str | None = None) -> Any:
+        """Run an input through the core's one pipeline (core.pipeline.act: aim, keys held, dispatch, delivery
+        check), then the settle for a tool call: a navigation (to load, or until it turns into a download or
+        stops), else the DOM changes, transitions and requests it started (each bounded). No fixed sleeps.
+        `ref`: the element the action aims at, named in a refusal (the toolset's words, _refused)."""
         tab = managed.tab
         self.book.download_seen.clear()
-        report = await settle(
-            tab, action, profile=TOOL_CALL, load_timeout=self.config.navigation_timeout, network=NetworkTracker.of(tab),
-            until=self.book.download_seen, scrolls=scrolls,
+        settling = Settling(
+            TOOL_CALL, network=NetworkTracker.of(tab), load_timeout=self.config.navigation_timeout,
+            until=self.book.download_seen,
         )  # fmt: skip
+        try:
+            report = (await act(tab, action, settling)).report
+        except input.NotClickableError as exc:
+            if ref is None:
+                raise
+            raise MemberError(self._refused(ref, exc)) from None
+        except ProtocolError:
+            if ref is None:
+                raise
+            raise MemberError(f"Error: The element {ref} is not visible.") from None
         if not report.loaded and report.navigated and not report.closed:
             log.debug("navigation after an action did not reach load")
         await self.book.settle_new_tabs(timeout=2.0)

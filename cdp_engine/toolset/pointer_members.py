@@ -3,15 +3,19 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import Any
 
 from ..core import input, keys
-from ..errors import CDPEngineError, ProtocolError
+from ..core.pipeline import Call, Click, ClickAt, Drag, Hover, MouseButton, MoveTo, Wheel
+from ..errors import CDPEngineError
 from .driver_config import MemberError
 from .member_host import MemberHost
 from .state import ManagedTab
+
+
+async def _scrolled() -> None:
+    """scroll_to's input: the element was scrolled into view just before (what the settle then waits for)."""
 
 
 class PointerMembers(MemberHost):
@@ -31,32 +35,17 @@ class PointerMembers(MemberHost):
         return text.strip()
 
     async def _click(self, p: dict[str, Any], managed: ManagedTab, button: str, count: int) -> None:
+        """The core's one click: on a ref's element with actionability, the keys held and delivery checked; at a
+        point, with the modifier keys down as a person holds them."""
         modifiers = self._modifiers(p)
-        tab = managed.tab
         target = p["target"]
         if target["type"] != "ref":
             x, y = self._point(target)
-
-            async def at_point() -> None:
-                async with input.hold(
-                    tab, modifiers
-                ):  # the modifier keys go down, and the click carries them
-                    await input.click_at(tab, x, y, button=button, click_count=count)
-
-            await self._settled(managed, at_point())
+            await self._apply(managed, ClickAt(x, y, button=button, count=count, keys=modifiers))
             return
         ref = target["ref"]
         node = await self._resolve(managed, ref)
-
-        async def on_element() -> None:  # the core's one click: actionability, keys held, delivery checked
-            try:
-                await input.click_element(tab, node, button=button, click_count=count, hold_keys=modifiers)
-            except input.NotClickableError as exc:
-                raise MemberError(self._refused(ref, exc)) from None
-            except ProtocolError:
-                raise MemberError(f"Error: The element {ref} is not visible.") from None
-
-        await self._settled(managed, on_element())
+        await self._apply(managed, Click(node, button=button, count=count, keys=modifiers), ref=ref)
 
     async def _m_left_click(self, p: dict[str, Any], managed: ManagedTab) -> None:
         await self._click(p, managed, "left", 1)
@@ -74,25 +63,29 @@ class PointerMembers(MemberHost):
         await self._click(p, managed, "left", 3)
 
     async def _m_hover(self, p: dict[str, Any], managed: ManagedTab) -> None:
-        x, y = await self._target_point(managed, p["target"])  # as MCP's and the harness's hover: it must receive the pointer
-        await self._settled(managed, input.move(managed.tab, x, y))
+        target = p["target"]  # as MCP's and the harness's hover: the element must receive the pointer
+        if target["type"] != "ref":
+            x, y = self._point(target)
+            await self._apply(managed, MoveTo(x, y))
+            return
+        await self._apply(managed, Hover(await self._resolve(managed, target["ref"])), ref=target["ref"])
 
     async def _m_left_click_drag(self, p: dict[str, Any], managed: ManagedTab) -> None:
         x0, y0 = self._point(p["from"])
         x1, y1 = self._point(p["target"])
-        await self._settled(managed, input.drag(managed.tab, x0, y0, x1, y1, steps=10))
+        await self._apply(managed, Drag((x0, y0), (x1, y1), steps=10))
 
     async def _m_left_mouse_down(self, p: dict[str, Any], managed: ManagedTab) -> None:
         x, y = self._point(p["target"])
-        await self._settled(managed, input.down(managed.tab, "left", x=x, y=y, moving=True))
+        await self._apply(managed, MouseButton(True, "left", x=x, y=y, moving=True))
 
     async def _m_left_mouse_up(self, p: dict[str, Any], managed: ManagedTab) -> None:
         x, y = self._point(p["target"])
-        await self._settled(managed, input.up(managed.tab, "left", x=x, y=y, moving=True))
+        await self._apply(managed, MouseButton(False, "left", x=x, y=y, moving=True))
 
     async def _m_mouse_move(self, p: dict[str, Any], managed: ManagedTab) -> None:
         x, y = self._point(p["target"])
-        await self._settled(managed, input.move(managed.tab, x, y))
+        await self._apply(managed, MoveTo(x, y))
 
     async def _m_scroll(self, p: dict[str, Any], managed: ManagedTab) -> None:
         x, y = self._point(p["target"])
@@ -100,7 +93,7 @@ class PointerMembers(MemberHost):
         dx, dy = {"up": (0, -pixels), "down": (0, pixels), "left": (-pixels, 0), "right": (pixels, 0)}[
             p["scroll_direction"]
         ]
-        await self._settled(managed, input.wheel(managed.tab, x, y, dx, dy))
+        await self._apply(managed, Wheel(x, y, dx, dy))
 
     async def _m_scroll_to(self, p: dict[str, Any], managed: ManagedTab) -> None:
         ref = p["target"]["ref"]
@@ -109,4 +102,4 @@ class PointerMembers(MemberHost):
             await input.scroll_into_view(node)
         except CDPEngineError:
             raise MemberError(f"Error: The element {ref} is not visible.") from None
-        await self._settled(managed, asyncio.sleep(0))
+        await self._apply(managed, Call(_scrolled))

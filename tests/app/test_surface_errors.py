@@ -22,6 +22,7 @@ from fakebrowser import FakeBrowser
 from cdp_engine.core import input
 from cdp_engine.core.identity import Verdict
 from cdp_engine.core.keys import UnknownKeyError
+from cdp_engine.core.pipeline import Hover
 from cdp_engine.core.policies import NavigationPolicy, PolicyError
 from cdp_engine.core.refs import StaleRefError, stale_reason
 from cdp_engine.errors import (
@@ -196,14 +197,15 @@ async def test_not_clickable_words(
     mapped = not_clickable(SimpleNamespace(index=3), error)  # type: ignore[arg-type]
     assert (mapped.code, mapped.message) == ("ELEMENT_NOT_INTERACTIVE", index_text)
 
-    # MCP: interaction.point_of rewords the core aim's refusal as NotInteractableError (same reason), reported
-    # as invalid_params.
+    # MCP: interaction.on_node rewords the core pipeline's refusal (here the aim of a hover) as
+    # NotInteractableError (same reason), reported as invalid_params.
     async def refuse(tab: Any, node: Any, *, check_hit: bool = True, arm: bool = False) -> tuple[float, float]:
         raise error
 
     monkeypatch.setattr(input, "aim", refuse)
+    node = SimpleNamespace(ref="e3")
     with pytest.raises(input.NotInteractableError) as info:
-        await interaction.point_of(None, SimpleNamespace(ref="e3"))  # type: ignore[arg-type]
+        await interaction.on_node(None, Hover(node), node)  # type: ignore[arg-type]
     assert str(info.value) == mcp_text and info.value.reason == error.reason
     assert mcp_map(info.value) == ("invalid_params", mcp_text)
 

@@ -108,14 +108,14 @@ async def test_a_handler_that_removes_the_focused_button_makes_its_change_at_onc
 
 async def _pressed_scroll(tab: cdp_engine.Tab, url: str) -> list[Any]:
     """Press each scrolling key through the settle; scrollY right after each settle, then once settled for good."""
-    from cdp_engine.core import input
+    from cdp_engine.core.pipeline import Press
     from cdp_engine.index.element_index import ElementIndex
 
     await tab.goto(url)
     index = ElementIndex.of(tab)
     seen = []
     for key in ("PageDown", "ArrowDown", " ", "End", "Home"):
-        await index.settle(input.press(tab, key))
+        await index.apply(Press(key))
         seen.append(await tab.evaluate("scrollY"))
     return seen
 

@@ -275,32 +275,45 @@ def test_no_two_modules_share_a_name() -> None:
     assert not {n: p for n, p in names.items() if len(p) > 1}
 
 
-# ===== one settle, named profiles =================================================================
+# ===== one action pipeline =========================================================================
 
 SURFACE_PACKAGES = ("index", "toolset", "mcp_server", "harness")
+# core/input.py's dispatch: a surface that called one itself would assemble an action of its own (no settle, or
+# keys not held, or no delivery check); it names an action and the pipeline (core/pipeline.py) sends it.
+DISPATCH = {
+    "aim", "click_at", "click_delivered", "click_element", "down", "drag", "hold", "insert_text", "key_down",
+    "key_up", "move", "point_of", "press", "type_text", "up", "wheel",
+}  # fmt: skip
 
 
-def _settle_calls() -> list[tuple[str, ast.Call]]:
-    calls = []
-    for package in SURFACE_PACKAGES:
-        for path in sorted((ROOT / "cdp_engine" / package).rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "settle":
-                    calls.append((f"{path.relative_to(ROOT)}:{node.lineno}", node))
-    return calls
+def _surface_trees() -> list[tuple[str, ast.AST]]:
+    return [
+        (str(path.relative_to(ROOT)), ast.parse(path.read_text(encoding="utf-8")))
+        for package in SURFACE_PACKAGES
+        for path in sorted((ROOT / "cdp_engine" / package).rglob("*.py"))
+    ]
 
 
-def test_surfaces_settle_with_a_named_profile_and_no_policy_keywords() -> None:
-    # How a navigation, a dialog and a closed tab are taken is a profile (core.settle.SettleProfile) named at
-    # the call, never spelled out flag by flag; what stays per call is the input's own business.
-    per_call = {"profile", "load_timeout", "network", "until", "speculative", "arming", "scrolls", "watcher"}
-    calls = _settle_calls()
-    assert len(calls) >= 3, calls  # the element index (the harness settles through it), the toolset, MCP
-    for where, call in calls:
-        keywords = {k.arg for k in call.keywords}
-        profile = next((k.value for k in call.keywords if k.arg == "profile"), None)
-        assert isinstance(profile, ast.Name) and profile.id.isupper(), f"{where}: settle() without a named profile"
-        assert keywords <= per_call, f"{where}: settle() called with {sorted(keywords - per_call)}"
+def test_surfaces_act_through_the_one_pipeline() -> None:
+    # Every surface and the harness send input only as a core.pipeline action: no call of core/input.py's
+    # dispatch and no settle() of their own (the pipeline's Settling names the profile), so an action cannot
+    # skip the aim, the keys, the delivery check or the settle on one surface only.
+    around = []
+    acting: set[str] = set()
+    for where, tree in _surface_trees():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                owner = node.func.value
+                if isinstance(owner, ast.Name) and owner.id == "input" and node.func.attr in DISPATCH:
+                    around.append(f"{where}:{node.lineno}: input.{node.func.attr}()")
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("act", "perform"):
+                acting.add(where.split("/")[1])
+            if isinstance(node, ast.ImportFrom) and (node.module or "").endswith(("core.input", "core.settle")):
+                named = {a.name for a in node.names} & (DISPATCH | {"settle"})
+                around += [f"{where}:{node.lineno}: imports {name}" for name in sorted(named)]
+    assert not around, around
+    # The index (which the harness acts through, ElementIndex.apply), the toolset and MCP call the pipeline.
+    assert acting >= {"index", "toolset", "mcp_server"}, acting
 
 
 # ===== one definition of rendered and visible =====================================================
