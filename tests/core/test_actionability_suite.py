@@ -106,6 +106,14 @@ CASES = [
     Case("click-covered", BUTTON, "click", "Go", False, NOTHING,
          after_look="const v = document.createElement('div'); v.dataset.t = 'veil';"
          " v.style.cssText = 'position:fixed; inset:0; background:#000'; document.body.append(v)"),
+    # A combobox's field may take a click on its own placeholder (core/aim_page.py), never on another control:
+    # a clear button put over the field's input covers it.
+    Case("click-combobox-under-a-control-of-its-field",
+         "<div data-t=field onclick='1' style='position:relative; width:240px; height:30px; border:1px solid #999'>"
+         "<input data-t=input id=wh role=combobox readonly aria-label=Warehouse style='width:200px; height:26px'></div>",
+         "click", "Warehouse", False, NOTHING,
+         after_look="const c = document.createElement('button'); c.dataset.t = 'clear'; c.textContent = 'Clear';"
+         " c.style.cssText = 'position:absolute; left:0; top:0; width:240px; height:30px'; wh.after(c)"),
     Case("click-hidden", BUTTON, "click", "Go", False, NOTHING, after_look="b.style.display = 'none'"),
     Case("click-removed", BUTTON, "click", "Go", False, NOTHING, after_look="b.remove()"),
     Case("click-replaced", BUTTON, "click", "Go", False, NOTHING, after_look="b.replaceWith(b.cloneNode(true))"),

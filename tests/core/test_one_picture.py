@@ -137,6 +137,23 @@ FADE_OUT = (
 )
 CASES += [Case("covered-by-a-script-fade", SCRIPT_FADE, "click", "Send parcel", True, "log.join() === 'send'", after_look=FADE_OUT)]
 
+# A combobox drawn under its own placeholder (Element Plus's el-select): a readonly input with the placeholder
+# placed over it and the field's wrapper listening. A person's click on the field lands on the placeholder and opens
+# the list; the toolset and MCP offered the input and refused it as covered by that placeholder.
+OWN_PLACEHOLDER = (
+    "<div data-t=field tabindex=-1 onclick=\"document.getElementById('list').hidden = false\""
+    " style='width:300px; height:30px; border:1px solid #999; cursor:pointer'>"
+    "<div style='position:relative; height:30px'>"
+    "<div><input id=wh role=combobox readonly aria-haspopup=listbox aria-expanded=false"
+    " style='width:120px; height:26px; border:0'></div>"
+    "<div style='position:absolute; left:0; top:0; width:300px; height:30px'><span>Select a warehouse</span></div>"
+    "</div></div><label for=wh>Warehouse</label><ul id=list role=listbox hidden><li role=option>Hamburg</li></ul>"
+)
+CASES += [
+    Case("combobox-under-its-own-placeholder", OWN_PLACEHOLDER, "click", "Warehouse", True,
+         "!document.getElementById('list').hidden"),
+]
+
 # What the engine still gets wrong, per case (and surface, where only one does): strict, so a fix removes the mark.
 KNOWN: dict[tuple[str, str | None], str] = {}
 

@@ -291,10 +291,6 @@ _CHOICES = (
     " which no surface offers since the accessibility views read opacity too), and read_page's interactive"
     " filter shows no text beside it, so the agent finds no control 'Topic'"
 )
-_ELEMENT_PLUS = (
-    "the toolset and MCP refuse el-select's field as covered by its own placeholder <span>, which sits in the"
-    " same clickable wrapper a person clicks to open it (the index offers the wrapper)"
-)
 _MATERIAL = (
     "md-outlined-select's open options (li role=option two shadow roots down) are in no surface's picture"
     " (read_page leaves them out even with filter all; the index lists them without markers, and the hit test"
@@ -308,8 +304,6 @@ _SELECT2 = (
 KNOWN: dict[tuple[str, str], str] = {
     ("choices-request", "strict"): _CHOICES,
     ("choices-request", "extended"): _CHOICES,
-    ("element-plus-pickup", "strict"): _ELEMENT_PLUS,
-    ("element-plus-pickup", "extended"): _ELEMENT_PLUS,
     ("material-web-card", "strict"): _MATERIAL,
     ("material-web-card", "extended"): _MATERIAL,
     ("select2-transfer", "strict"): _SELECT2,
