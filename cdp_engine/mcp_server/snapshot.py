@@ -198,7 +198,7 @@ class SnapshotWriter:
         if node.reason is not None:
             parts.append(f"[interactive={node.reason}]")  # extended mode only (docs/extended.md)
         if self.refs is not None and node.backend_node_id is not None:
-            ref = self.refs.assign(node.session, node.frame_id, node.backend_node_id, node.role, node.name)
+            ref = self.refs.assign(node.session, node.frame_id, node.backend_node_id, node.role, node.identity_name)
             parts.insert(len(parts) - (1 if role == "link" else 0), f"[ref={ref}]")
         head = f"{indent}- {' '.join(parts)}"
         children = self.children(node)

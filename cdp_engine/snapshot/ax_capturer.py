@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..cdp.connection import CDPSession
+from ..core.refs import ax_name
 from ..core.scripts import retrieve_quietly
 from ..errors import CDPEngineError
 from .ax_tree import AXNode, AXTreeCapture, NodeMaker, ax_fields, full_ax_tree, propagate_visibility
@@ -211,7 +212,8 @@ class TreeEdit:
     def __init__(self, tab: Tab, index: TreeIndex) -> None:
         self.tab = tab
         self.index = index
-        self.patches: dict[NodeKey, tuple[str, dict[str, Any], str | None]] = {}  # key -> new name, properties, value
+        # key -> its new name, properties, value and own name (AXNode.own_name)
+        self.patches: dict[NodeKey, tuple[str, dict[str, Any], str | None, str | None]] = {}
         self.subtrees: dict[NodeKey, list[AXNode]] = {}  # key -> the node's new children
 
     def _frame(self, frame_id: str) -> tuple[CDPSession, str] | None:
@@ -296,12 +298,14 @@ class TreeEdit:
                 return False
             if previous is not None and parents.get(previous) != key:
                 return False
-            role, name, props, value = ax_fields(raw)
             old = nodes[key]
+            handed = None if old.own_name is None else old.name  # a handed name holds (snapshot/handover.py)
+            role, name, props, value = ax_fields(raw, handed)
+            own = None if handed is None else ax_name(raw)
             if role != old.role:
                 return False
-            if (name, props, value) != (old.name, old.properties, old.value):
-                self.patches[key] = (name, props, value)
+            if (name, props, value, own) != (old.name, old.properties, old.value, old.own_name):
+                self.patches[key] = (name, props, value, own)
             previous = key
         if previous is None:
             return False
@@ -336,7 +340,7 @@ class TreeEdit:
                 ]
             new = replace(node, children=children)
             if patch is not None:
-                new.name, new.properties, new.value = patch
+                new.name, new.properties, new.value, new.own_name = patch
             index.nodes[key] = new
             if new.properties.get("focused"):
                 index.focused.add(key)

@@ -55,10 +55,17 @@ class AXNode:
     tag: str = ""
     attributes: dict[str, str] = field(default_factory=dict)
     reason: str | None = None  # extended mode: why this node is an interactive target (snapshot/extended.py)
+    # Chromium's own name for it when its library's hidden original control handed it `name` (snapshot/handover.py)
+    own_name: str | None = None
 
     @property
     def interactive(self) -> bool:
         return self.role in INTERACTIVE_AX_ROLES or bool(self.properties.get("focusable") and self.role not in ("RootWebArea", "WebArea", "Iframe"))
+
+    @property
+    def identity_name(self) -> str:
+        """The name the identity check reads of it (core/identity: Chromium's), which a ref keeps."""
+        return self.name if self.own_name is None else self.own_name
 
     def walk(self, depth: int = 0) -> Iterator[tuple[AXNode, int]]:
         """(node, depth) pairs in tree order."""
@@ -145,7 +152,10 @@ async def _join(
         root_raw = next((n for n in nodes if not n.get("parentId")), None)
         if root_raw is None:
             continue
-        maker = NodeMaker(frame.session, fid, boxes, owner_nodes, reasons or {}, extended=reasons is not None)
+        maker = NodeMaker(
+            frame.session, fid, boxes, owner_nodes, reasons or {}, extended=reasons is not None,
+            handed_names=facts.handed_names,
+        )  # fmt: skip
         root = maker.make(root_raw)
         maker.grow(root_raw, root, {n["nodeId"]: n for n in nodes})
         propagate_visibility(root, True)
@@ -172,7 +182,7 @@ def tree_bytes(root: AXNode | None) -> bytes:
         return b"null"
     return orjson.dumps([
         [depth, node.role, node.name, node.properties, node.value, node.backend_node_id, node.session.id,
-         node.frame_id, node.box, node.visible, node.tag, node.attributes, node.reason]
+         node.frame_id, node.box, node.visible, node.tag, node.attributes, node.reason, node.own_name]
         for node, depth in root.walk()
     ], option=orjson.OPT_SORT_KEYS)  # fmt: skip
 
@@ -185,11 +195,16 @@ CONTROL_ROLES = frozenset({
 })
 
 
-def ax_fields(raw: dict[str, Any]) -> tuple[str, str, dict[str, Any], str | None]:
-    """An Accessibility node's role, name, properties and value as AXNode keeps them."""
+def ax_fields(raw: dict[str, Any], handed_name: str | None = None) -> tuple[str, str, dict[str, Any], str | None]:
+    """An Accessibility node's role, name, properties and value as AXNode keeps them. With `handed_name` (the
+    name a hidden original control hands the control drawn in its place), that is the name, and a name Chromium
+    gave from the control's shown value is its value."""
     props = {p["name"]: p.get("value", {}).get("value") for p in raw.get("properties", [])}
-    value = (raw.get("value") or {}).get("value")
-    return ax_role(raw), ax_name(raw), props, None if value is None else str(value)
+    raw_value = (raw.get("value") or {}).get("value")
+    name, value = ax_name(raw), None if raw_value is None else str(raw_value)
+    if handed_name is not None:
+        name, value = handed_name, value if value is not None else (name or None)
+    return ax_role(raw), name, props, value
 
 
 class NodeMaker:
@@ -204,15 +219,20 @@ class NodeMaker:
         reasons: dict[tuple[str, int], str],
         *,
         extended: bool = False,
+        handed_names: dict[tuple[str, int], str] | None = None,
     ) -> None:
         self.session, self.frame_id, self.sid = session, frame_id, session.id or ""
         self.boxes, self.owner_nodes, self.reasons = boxes, owner_nodes, reasons
         self.extended = extended
+        self.handed_names = handed_names or {}
 
     def make(self, raw: dict[str, Any]) -> AXNode:
-        role, name, props, value = ax_fields(raw)
         backend = raw.get("backendDOMNodeId")
+        handed = self.handed_names.get((self.sid, backend)) if backend is not None and self.handed_names else None
+        role, name, props, value = ax_fields(raw, handed)
         node = AXNode(role, name, props, value, backend, self.session, self.frame_id)
+        if handed is not None:
+            node.own_name = ax_name(raw)
         if backend is not None:
             key = (self.sid, backend)
             info = self.boxes.get(key)

@@ -36,6 +36,7 @@ from ..core.files import ScreenshotOptions
 from ..core.policies import RESULT_CHARS
 from ..core.worlds import Worlds
 from .extended import find_extended
+from .handover import handed_names
 from .node_path import DocTree
 from .occlusion import Occlusion, opacity_product
 from .page_content import ContentWindow, PageContent
@@ -46,6 +47,7 @@ from .text_join import join_rendered
 if TYPE_CHECKING:
     from ..core.tab import Tab
 
+FIELD_TAGS = frozenset({"input", "textarea", "select"})
 FORM_CONTROLS = frozenset({"input", "textarea", "select", "button", "meter", "output", "progress"})
 BUTTON_TYPES = frozenset({"submit", "reset", "button"})
 INPUT_TYPES = frozenset(
@@ -254,6 +256,9 @@ class DocFacts:
     # frame id -> (backend node id, tag, rect in page coordinates or None) per text field (SnapshotDoc.text_fields)
     text_fields: dict[str, list[tuple[int, str, tuple[float, ...] | None]]] = field(default_factory=dict)
     shadow: bool = False
+    # (session id, backend node id) -> the name a library's hidden original control hands the control drawn in
+    # its place (snapshot/handover.py)
+    handed_names: dict[tuple[str, int], str] = field(default_factory=dict)
 
 
 async def element_boxes(
@@ -300,6 +305,7 @@ async def element_boxes(
         for doc in doc_list:
             sid = doc.session.id or ""
             transparent_page = 0.0 in doc.opacity.values()
+            hidden: list[int] = []  # the controls not offered: a library's hidden originals among them
             for ni in doc.rects:
                 if doc.types[ni] != 1 and doc.types[ni] != 3:  # text boxes too: where a text piece ends (text_join)
                     continue
@@ -326,6 +332,11 @@ async def element_boxes(
                         # of a library's original <select> kept at opacity 0 (Choices.js).
                         visible, offered = False, False
                     boxes[(sid, doc.backend[ni])] = (box, visible, name, attrs, offered)
+                    if not offered:
+                        hidden.append(ni)
+            if facts is not None and hidden:
+                handed = handed_names(doc, sid, hidden, boxes, builder._visible_text)  # noqa: SLF001
+                facts.handed_names.update({(sid, doc.backend[j]): name for j, name in handed.items()})
     return boxes
 
 
@@ -666,6 +677,8 @@ class StateBuilder(Occlusion, PageContent):
             return "", None
         if hidden and index is None:  # a transparent target that is indexed still shows where it is
             return "", ""
+        if index is None and name in FIELD_TAGS and self._not_offered(doc, node, name, attrs, role_attr):
+            return "", None  # a library's hidden original control, with its options: no one sees it (as read_page)
         if self.truncated:  # past the page_content cap: only the index still needs this subtree
             return ("", None) if name in ("input", "textarea", "img", "option") else ("", "")
         if name not in SEMANTIC_TAGS and index is None:
@@ -784,6 +797,12 @@ class StateBuilder(Occlusion, PageContent):
         if attrs.get("aria-hidden") == "true" or attrs.get("tabindex", "").strip() == "-1":
             return False
         return name in ("input", "textarea", "select") or role in STAND_IN_ROLES
+
+    def _not_offered(self, doc: SnapshotDoc, node: int, name: str, attrs: dict[str, str], role: str) -> bool:
+        """Whether a control the page keeps tiny stands for nothing and is no target (_offered): element_boxes
+        leaves it out of the accessibility views by the same rule."""
+        r = doc.rects.get(node)
+        return r is not None and (r[2] <= 2 or r[3] <= 2) and not self._offered(doc, node, name, attrs, role, (0.0, 0.0, 0.0, 0.0), 1.0)
 
     def _stands_for(self, doc: SnapshotDoc, node: int, name: str, role: str) -> int:
         """For a keyboard target whose own box is tiny, wherever a library moved it, what it stands for when

@@ -234,7 +234,7 @@ def _walk_lines(
                     name, skip_children = _own_text(node) or _descendant_text(node, 120), True
                 ref = None
                 if node.backend_node_id is not None:
-                    ref = refs.assign(node.session, node.frame_id, node.backend_node_id, node.role, node.name)
+                    ref = refs.assign(node.session, node.frame_id, node.backend_node_id, node.role, node.identity_name)
                 line = "  " * level + describe(
                     node, ref, offscreen=not node.visible and filter == "all", name=name
                 )
@@ -495,7 +495,7 @@ def find(root: AXNode | None, refs: RefRegistry, query: str) -> str:
     lines = []
     for _, _, node in ranked[:FIND_MAX]:
         assert node.backend_node_id is not None
-        ref = refs.assign(node.session, node.frame_id, node.backend_node_id, node.role, node.name)
+        ref = refs.assign(node.session, node.frame_id, node.backend_node_id, node.role, node.identity_name)
         name = node.name or (
             _own_text(node) or _descendant_text(node, 120)
             if not _is_interactive(node) or _named_by_its_text(node)

@@ -16,7 +16,7 @@ pages guard the behaviour but do not reproduce the issue's defects on the real l
 from __future__ import annotations
 
 import pytest
-from surfaces import Hand, extended_hand_fixture, hand_fixture  # noqa: F401  (the fixtures "extended_hand", "hand")
+from surfaces import Hand, IndexHand, McpHand, ToolsetHand, extended_hand_fixture, hand_fixture  # noqa: F401  (the fixtures)
 from test_actionability_suite import RECORD, Case, act
 
 CASES = [
@@ -258,3 +258,57 @@ async def test_a_hover_waits_for_a_notice_fading_out_over_its_target_on_every_po
     await hand.evaluate(NOTICE_LEAVES)
     assert await hand.hover(hand.key("Settings")) is None
     assert await hand.evaluate("window.hovered || 0") >= 1, f"{hand.name}: the hover did not reach the item"
+
+
+# A library's box drawn for a hidden original <select>, which its <label> names: inside the box (Choices.js keeps
+# the select transparent in it) or right after the select (Select2 keeps it clipped to 1 px and names its box by the
+# shown value). A person reads the label beside the box; Chromium names the hidden select and leaves the box
+# unnamed, or named "Pick a country". Before snapshot/handover.py, read_page and the MCP snapshot showed
+# `combobox` and `combobox "Pick a country"`, so no control "Topic" was there to click.
+HANDED_INSIDE = (
+    "<label for=topic>Topic</label>"
+    "<div data-t=box role=combobox tabindex=0 style='position:relative; width:200px; height:30px; background:#eee'>"
+    "<select id=topic tabindex=-1 style='position:absolute; left:0; top:0; width:200px; height:30px; opacity:0;"
+    " pointer-events:none'><option>Pick a topic</option><option>Returns</option></select>"
+    "<div>Pick a topic</div></div>"
+)
+HANDED_AFTER = (
+    "<label for=country>Destination country</label><br>"
+    "<select id=country tabindex=-1 aria-hidden=true style='position:absolute; width:1px; height:1px;"
+    " overflow:hidden; clip:rect(0 0 0 0)'><option>Pick a country</option><option>Portugal</option></select>"
+    "<span data-t=box role=combobox tabindex=0 aria-labelledby=shown style='display:inline-block; width:200px;"
+    " height:30px; background:#eee'><span id=shown role=textbox aria-readonly=true>Pick a country</span></span>"
+    # a hidden select before a control named by its own aria-label: that name stays
+    "<p><select id=other tabindex=-1 aria-hidden=true style='position:absolute; width:1px; height:1px;"
+    " overflow:hidden; clip:rect(0 0 0 0)'><option>x</option></select>"
+    "<button aria-label=Help data-t=help>?</button></p>"
+)
+
+
+@pytest.mark.parametrize(("body", "label"), [(HANDED_INSIDE, "Topic"), (HANDED_AFTER, "Destination country")],
+                         ids=["inside-the-box", "after-the-select"])  # fmt: skip
+async def test_a_box_drawn_for_a_hidden_select_is_named_by_its_label(
+    extended_hand: Hand, site: object, body: str, label: str
+) -> None:
+    import re
+
+    hand = extended_hand
+    await hand.open(site.add(f"/one-picture/{hand.name}/handed-{len(body)}", RECORD + body))  # type: ignore[attr-defined]
+    await hand.look()
+    if isinstance(hand, IndexHand):  # the index's aria-label is the attribute (its spec): the label precedes the box
+        content = hand.state["page_content"]
+        found = re.search(rf"<label>{label}</label>\s*(?:<br>\s*)?\[(\d+)\]<(?:div|span) role=\"combobox\">", content)
+        assert found, content
+    elif isinstance(hand, ToolsetHand):
+        found = re.search(rf'combobox "{label}" \[(ref_\d+)\]', hand.listing)
+        assert found, hand.listing
+        assert "Help" not in label or 'button "Help"' in hand.listing
+    else:
+        assert isinstance(hand, McpHand)
+        found = re.search(rf'- combobox "{label}"[^\n]*\[ref=(e\d+)\]', hand.snapshot)
+        assert found, hand.snapshot
+    assert await hand.click(found.group(1)) is None
+    assert await hand.evaluate("log.join()") == "box"
+    if hand.name != "index" and "Help" in body:
+        await hand.look()
+        hand.key("Help")  # NotShown if the hidden select before it renamed it

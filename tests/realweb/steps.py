@@ -220,7 +220,13 @@ class Agent:
             await self.act(f"choose {option!r}", None)
             return
         if search is not None:
-            await self.act(f"type {search!r} into {label!r}", await self.do_type(control, search))
+            error = await self.do_type(control, search)
+            if error is not None:  # a box that takes no text (Select2's): it opens on a click, with a search field
+                before = await self.entries()
+                await self.act(f"open {label!r}", await self.do_click(control))
+                control = await self.opened_field(control, before)
+                error = await self.do_type(control, search)
+            await self.act(f"type {search!r} into {label!r}", error)
             # Suggestions often come after a debounce (jQuery UI's autocomplete: 300 ms), a timer longer than the
             # settle waits for (docs/protocol.md, "Settle"): a reader waits until they show, as for an answer.
             await self.wait_text(option)
@@ -235,6 +241,13 @@ class Agent:
             await self.click(OPTION_ROLES, option, exact=True, scroll=False)
         except TaskFailed:
             await self.click(OPTION_ROLES | {"generic", "div", "li", "listitem", "span"}, option, exact=True)
+
+    async def opened_field(self, control: Entry, before: list[Entry]) -> Entry:
+        """The text field a click on `control` brought up (a dropdown's search field: a field not in the view
+        `before` the click), or `control` itself when none did."""
+        seen = {(e.key, e.role, e.name) for e in before}
+        fields = [e for e in await self.entries() if e.role in ("searchbox", "textbox") and (e.key, e.role, e.name) not in seen]
+        return fields[0] if fields else control
 
     async def pick_day(self, label: str, day: str) -> None:
         """Open the date control labelled `label` (a click) and click the day `day` of the calendar it shows."""

@@ -286,28 +286,14 @@ APP_TASKS = [
 
 # What the engine still gets wrong on the libraries added in issue 41 (Vue, web components, jQuery-era plugins),
 # per (task, mode): strict xfails, so a fix removes the mark. Each was seen page by page; none is the agent's.
-_CHOICES = (
-    "the toolset only: Choices.js's own combobox has no accessible name (the <label> names the original select,"
-    " which no surface offers since the accessibility views read opacity too), and read_page's interactive"
-    " filter shows no text beside it, so the agent finds no control 'Topic'"
-)
 _MATERIAL = (
     "md-outlined-select's open options (li role=option two shadow roots down) are in no surface's picture"
     " (read_page leaves them out even with filter all; the index lists them without markers, and the hit test"
     " at an option lands on its slotted headline); md-checkbox inside <label> has no name on the toolset and MCP"
 )
-_SELECT2 = (
-    "select2's search field appears only once its box is clicked, and the box is named by its placeholder,"
-    " not by the <label> (which names the hidden select; the index's page_content prints that select's"
-    " options into the box's label)"
-)
 KNOWN: dict[tuple[str, str], str] = {
-    ("choices-request", "strict"): _CHOICES,
-    ("choices-request", "extended"): _CHOICES,
     ("material-web-card", "strict"): _MATERIAL,
     ("material-web-card", "extended"): _MATERIAL,
-    ("select2-transfer", "strict"): _SELECT2,
-    ("select2-transfer", "extended"): _SELECT2,
 }
 
 
