@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from ..cdp.connection import CDPSession
 from ..errors import CDPEngineError, JavaScriptError
 from .input import call_function_on
+from .page_rules import SEEN_JS
 
 if TYPE_CHECKING:
     from .tab import Tab
@@ -81,9 +82,11 @@ FINGERPRINT_SCRIPT = """function() {
         if (!text.trim() && (this.shadowRoot || this.querySelector('slot'))) {
             // innerText does not follow slots: read the text the flat tree shows (a label slotted into a button).
             const parts = [];
+            SEEN_JS
             const walk = (n) => {
                 if (n.nodeType === 3) { parts.push(n.data); return; }
                 if ((n.nodeType !== 1 && n.nodeType !== 11) || n.localName === 'script' || n.localName === 'style') return;
+                if (n.nodeType === 1 && !seen(n)) return;  // a transparent resting label: no one reads it
                 if (n.localName === 'slot') {
                     const assigned = n.assignedNodes({flatten: true});
                     (assigned.length ? assigned : [...n.childNodes]).forEach(walk);
@@ -99,7 +102,7 @@ FINGERPRINT_SCRIPT = """function() {
     let type = null;
     if (tag === 'input') type = this.type; else if (tag === 'button') type = this.type;
     return [tag, this.getAttribute('aria-label'), this.getAttribute('name'), type, text === '' ? null : text];
-}"""
+}""".replace("SEEN_JS", SEEN_JS)
 
 
 class _DomLook:

@@ -10,7 +10,7 @@ tests/unit/test_architecture.py fails when one of these is written again elsewhe
 
 from __future__ import annotations
 
-__all__ = ["RENDERED_JS", "SHOWS_OR_MOVES_JS", "VISIBLE_JS"]
+__all__ = ["RENDERED_JS", "SEEN_JS", "SHOWS_OR_MOVES_JS", "VISIBLE_JS"]
 
 # `rendered(el)`: the element has a layout box (client rects: a 1 px or clipped input has one, a display:none
 # element or one inside a display:none ancestor has none) and is not visibility:hidden (it could take focus).
@@ -25,6 +25,12 @@ VISIBLE_JS = """const visible = (el) => {
     const r = el.getBoundingClientRect();
     return r.width > 0 && r.height > 0;
   };"""
+
+# `seen(el)`: whether the text under an element counts as what a person reads, as the capture reads it (snapshot/
+# capture.py's _visible_text leaves out a transparent or visibility:hidden element's text): a slot or another
+# display:contents element has no box of its own and is judged by what it holds.
+SEEN_JS = """const seen = (el) => !el.checkVisibility || getComputedStyle(el).display === 'contents'
+    || el.checkVisibility({checkVisibilityCSS: true, checkOpacity: true});"""
 
 # `showsOrMoves`: the animated properties that show, hide or move something (not a colour): a finite animation
 # of one of them changes what the state would show until it ends (the settle waits for it, the change probe

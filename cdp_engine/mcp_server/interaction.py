@@ -223,6 +223,9 @@ async def set_checked(tab: Tab, node: NodeRef, want: bool) -> None:
             "invalid_params", f"{node.ref} is a radio button: check another one instead of unchecking it."
         )
     await click(tab, node)
+    if (await input.call_on(node, CHECK_STATE))["checked"] != want:  # the click landed; the page kept its state
+        state = "checked" if not want else "unchecked"
+        raise ToolError("invalid_params", f"{node.ref} did not change: it is still {state} (the page may be preventing it).")
 
 
 # ----- ref-based actions -------------------------------------------------------------------------

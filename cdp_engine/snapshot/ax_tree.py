@@ -159,6 +159,8 @@ async def _join(
         root = maker.make(root_raw)
         maker.grow(root_raw, root, {n["nodeId"]: n for n in nodes})
         propagate_visibility(root, True)
+        if facts.shadow:
+            name_from_hosts(root)
         roots[fid] = root
     # Stitch each child frame's tree under its iframe node.
     for fid, owner in owners.items():
@@ -251,25 +253,61 @@ class NodeMaker:
 
     def grow(self, raw: dict[str, Any], node: AXNode, by_id: dict[str, dict[str, Any]]) -> None:
         """Give `node` (made of `raw`) its subtree of the nodes in `by_id`: ignored nodes are transparent (their
-        children are adopted), and a control of no size that stands for nothing is left out with its options."""
+        children are adopted, in order), and a control of no size that stands for nothing is left out with its
+        options, unless an option is drawn itself."""
         stack = [(raw, node)]
-        sid, boxes, reasons = self.sid, self.boxes, self.reasons
         while stack:
             raw, node = stack.pop()
-            for child_id in raw.get("childIds", []):
-                child_raw = by_id.get(child_id)
-                if child_raw is None:
-                    continue
-                if child_raw.get("ignored") and (sid, child_raw.get("backendDOMNodeId")) not in reasons:
-                    stack.append((child_raw, node))
-                    continue
-                child = self.make(child_raw)
-                if child.role in CONTROL_ROLES and child.backend_node_id is not None:
-                    info = boxes.get((sid, child.backend_node_id))
-                    if info is not None and not info[4]:
-                        continue  # a control of no size that stands for nothing, with its options: not offered
+            for child_raw, child in self._children(raw, by_id):
                 node.children.append(child)
                 stack.append((child_raw, child))
+
+    def _children(self, raw: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> list[tuple[dict[str, Any], AXNode]]:
+        """The nodes `raw`'s node shows as its children, in tree order, with the nodes they are made of."""
+        sid, boxes, reasons = self.sid, self.boxes, self.reasons
+        out: list[tuple[dict[str, Any], AXNode]] = []
+        pending = [(child_id, False) for child_id in reversed(raw.get("childIds", []))]
+        while pending:
+            child_id, dropped = pending.pop()
+            child_raw = by_id.get(child_id)
+            if child_raw is None:
+                continue
+            if child_raw.get("ignored") and (sid, child_raw.get("backendDOMNodeId")) not in reasons:
+                pending.extend((grand, dropped) for grand in reversed(child_raw.get("childIds", [])))
+                continue
+            child = self.make(child_raw)
+            info = boxes.get((sid, child.backend_node_id)) if child.backend_node_id is not None else None
+            # A control of no size that stands for nothing is not offered, nor are its options unless they are
+            # drawn themselves (Material Web's menu host keeps no box; its options, slotted into a popover, have
+            # theirs): a hidden <select>'s options have no box at all.
+            if (dropped and (info is None or not info[1])) or (
+                child.role in CONTROL_ROLES and info is not None and not info[4]
+            ):
+                pending.extend((grand, True) for grand in reversed(child_raw.get("childIds", [])))
+                continue
+            out.append((child_raw, child))
+        return out
+
+
+def name_from_hosts(root: AXNode) -> None:
+    """A web component's one control takes its host's name when it has none: md-checkbox inside a <label> is
+    named by the label, its shadow root's <input> by nothing, and a person reads the label as the box's. Only a
+    host with exactly one control inside (another named host's controls are that host's); the control keeps
+    Chromium's own name for the identity check (AXNode.own_name)."""
+    for host, _depth in root.walk():
+        if "-" not in host.tag or not host.name:
+            continue
+        controls: list[AXNode] = []
+        pending = list(host.children)
+        while pending and len(controls) < 2:
+            node = pending.pop()
+            if node.role in CONTROL_ROLES:
+                controls.append(node)
+            elif not ("-" in node.tag and node.name):
+                pending.extend(node.children)
+        if len(controls) == 1 and not controls[0].name and controls[0].own_name is None:
+            control = controls[0]
+            control.own_name, control.name = control.name, host.name
 
 
 def propagate_visibility(node: AXNode, parent_visible: bool) -> bool:

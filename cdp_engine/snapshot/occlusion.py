@@ -58,6 +58,11 @@ def opacity_product(doc: SnapshotDoc, node: int) -> float:
         node = parent[node]
     return op
 
+def _origin(doc: SnapshotDoc, node: int) -> int:
+    """The element a ::before or ::after box belongs to (a hit on it is a hit on that element), else the node."""
+    return doc.parent[node] if doc.names[node].startswith("::") and doc.parent[node] >= 0 else node
+
+
 class Occlusion:
     """The occlusion and clipping checks of the state build (StateBuilder sets the attributes)."""
 
@@ -114,9 +119,11 @@ class Occlusion:
         x, y, w, h = box
         x0, y0 = x - doc.offset[0], y - doc.offset[1]
         for cover in self._covering(doc, node, box):
-            if cover in doc.no_pointer:
+            origin = _origin(doc, cover)
+            if origin in doc.no_pointer:
                 continue
-            rect = doc.cover_rect.get(cover)
+            # A pseudo-element's box covers whole (its own clip is not asked): it lets clicks through as its element does.
+            rect = doc.cover_rect.get(cover) if origin == cover else None
             if rect is None or (rect[0] <= x0 and rect[1] <= y0 and rect[2] >= x0 + w and rect[3] >= y0 + h):
                 return True
         return False
@@ -207,7 +214,7 @@ class Occlusion:
                     break
                 p = parent[p]
             for cover in self._covering(doc, node, (r[0] + ox, r[1] + oy, r[2], r[3])):
-                cover_check[cover] = None
+                cover_check[_origin(doc, cover)] = None  # a pseudo-element cannot be resolved: its element is asked
             if transparent_page and opacity_product(doc, node) <= 0:
                 cover_check[node] = None  # transparent: offered only if it takes the pointer (_offered)
         return clip_check, list(cover_check)

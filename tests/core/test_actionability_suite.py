@@ -227,3 +227,16 @@ async def test_actionability(hand: Hand, site: object, case: Case, request: pyte
     else:
         assert error is not None, f"{hand.name} answered success for {case.id}, which it must refuse (clicks: {log})"
         assert held is True, f"{hand.name} refused {case.id} but the page changed (clicks: {log})"
+
+
+async def test_a_check_the_page_keeps_from_changing_is_refused(hand: Hand, site: object) -> None:
+    # A box whose page undoes the click (preventDefault on its click): setting it checked did nothing, so the
+    # surface says so. MCP's browser_fill_form answered success before (it clicked and did not look again).
+    if hand.name == "index":
+        pytest.skip("the element index checks by click_element, a click (its spec): the click itself landed")
+    body = "<label><input id=c type=checkbox onclick='event.preventDefault()'> Subscribe</label>"
+    await hand.open(site.add(f"/actionability/{hand.name}/check-kept", RECORD + body))  # type: ignore[attr-defined]
+    await hand.look()
+    error = await hand.check(hand.key("Subscribe"), True)
+    assert error is not None, f"{hand.name} answered success, but the box is {await hand.evaluate('c.checked')}"
+    assert await hand.evaluate("c.checked") is False

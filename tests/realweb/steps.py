@@ -155,10 +155,11 @@ class Agent:
 
     async def scroll_on(self, entries: list[Entry]) -> bool:
         """Scroll to see more, as a reader does: the wheel over the last control shown (the list it is in moves
-        on), else over the page. False at the end: a surface refused to scroll, or three turns over the page in
-        a row changed nothing it shows (a page of text above a form shows no control for a while)."""
+        on), else over the ones before it (the last may be a button below a list that scrolls in its box), else
+        over the page. False at the end: a surface refused to scroll, or three turns over the page in a row
+        changed nothing it shows (a page of text above a form shows no control for a while)."""
         shown = [(e.key, e.role, e.name) for e in entries]
-        over_control = [entries[-1]] if entries else []
+        over_control = entries[:-4:-1]
         for over in over_control:
             if await self.do_scroll(over) is None and [(e.key, e.role, e.name) for e in await self.entries()] != shown:
                 return True

@@ -286,15 +286,7 @@ APP_TASKS = [
 
 # What the engine still gets wrong on the libraries added in issue 41 (Vue, web components, jQuery-era plugins),
 # per (task, mode): strict xfails, so a fix removes the mark. Each was seen page by page; none is the agent's.
-_MATERIAL = (
-    "md-outlined-select's open options (li role=option two shadow roots down) are in no surface's picture"
-    " (read_page leaves them out even with filter all; the index lists them without markers, and the hit test"
-    " at an option lands on its slotted headline); md-checkbox inside <label> has no name on the toolset and MCP"
-)
-KNOWN: dict[tuple[str, str], str] = {
-    ("material-web-card", "strict"): _MATERIAL,
-    ("material-web-card", "extended"): _MATERIAL,
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def mark_known(request: pytest.FixtureRequest, task: Task, mode: str) -> None:
