@@ -20,9 +20,15 @@ RECORDER = """(() => {
   if (window.__events) return;
   window.__events = [];
   window.__document = Math.random();  // tells a new document (a navigation) from this one
+  // CSS-generated text is part of what a person reads on an element (Quill draws its picker labels with ::before).
+  const generated = (el, which) => {
+    const content = getComputedStyle(el, which).content;
+    return content && content.startsWith('"') ? content.slice(1, -1) : '';
+  };
   const describe = (el) => {
     const label = el.getAttribute('aria-label') || el.getAttribute('name') || el.getAttribute('placeholder') || '';
-    return `${el.localName}|${label}|${(el.textContent || '').trim().slice(0, 60)}`;
+    const text = generated(el, '::before') + (el.textContent || '') + generated(el, '::after');
+    return `${el.localName}|${label}|${text.trim().slice(0, 60)}`;
   };
   for (const type of ['pointerdown', 'click', 'keydown', 'input', 'change']) {
     window.addEventListener(type, (ev) => {
@@ -70,6 +76,12 @@ class Counters:
 
 def norm(text: str | None) -> str:
     return " ".join((text or "").replace("\u200b", "").split()).lower()
+
+
+def _bare(text: str | None) -> str:
+    """A text without its spaces: textContent joins a label and a button ("PriorityPick one") where the name a
+    surface shows has a space between them ("Priority Pick one")."""
+    return "".join(norm(text).split())
 
 
 class Agent:
@@ -195,7 +207,7 @@ class Agent:
             if not pressed:
                 self.counters.silent_noops += 1
                 self.counters.notes.append(f"{what} {name!r}: no pointer event reached the page")
-            elif name and not any(norm(name) in norm(p) for e in pressed for p in e["path"]):
+            elif name and not any(_bare(name) in _bare(p) for e in pressed for p in e["path"]):
                 self.counters.wrong_element += 1
                 self.counters.notes.append(f"{what} {name!r}: the press reached {pressed[0]['path'][:2]}")
 
