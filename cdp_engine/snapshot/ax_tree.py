@@ -21,7 +21,7 @@ from ..cdp.connection import CDPSession, gc_paused
 from ..core.refs import ax_name, ax_role
 from .capture import DocFacts, ElementBox, element_boxes
 from .probes import ChangeProbes
-from .roles import INTERACTIVE_ROLES
+from .roles import CONTROL_ROLES, INTERACTIVE_AX_ROLES, INTERACTIVE_ROLES
 from .snapshot_doc import EXTENDED_STYLES, SNAPSHOT_STYLES
 
 if TYPE_CHECKING:
@@ -29,13 +29,6 @@ if TYPE_CHECKING:
 
 # Roles that only wrap content: skipped in outlines (their children are kept).
 STRUCTURAL_ROLES = frozenset({"generic", "none", "presentation", "InlineTextBox", "LineBreak", "StaticText", ""})
-INTERACTIVE_AX_ROLES = frozenset(
-    {
-        "button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "checkbox", "radio", "switch",
-        "textbox", "searchbox", "combobox", "listbox", "option", "slider", "spinbutton", "tab", "treeitem",
-        "ListBoxOption", "MenuListOption", "MenuListPopup", "PopUpButton", "scrollbar", "gridcell",
-    }
-)  # fmt: skip
 
 
 @dataclass
@@ -187,14 +180,6 @@ def tree_bytes(root: AXNode | None) -> bytes:
          node.frame_id, node.box, node.visible, node.tag, node.attributes, node.reason, node.own_name]
         for node, depth in root.walk()
     ], option=orjson.OPT_SORT_KEYS)  # fmt: skip
-
-
-# Controls a view offers as targets: one that the page keeps at no size and that stands for nothing is left
-# out with its subtree (its options), as the element index leaves it out (capture.py: _offered).
-CONTROL_ROLES = frozenset({
-    "combobox", "listbox", "option", "textbox", "searchbox", "checkbox", "radio", "switch", "button", "link",
-    "menuitem", "tab", "slider", "spinbutton",
-})
 
 
 def ax_fields(raw: dict[str, Any], handed_name: str | None = None) -> tuple[str, str, dict[str, Any], str | None]:

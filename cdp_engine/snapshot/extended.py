@@ -31,6 +31,8 @@ from bisect import bisect_left, bisect_right
 from itertools import compress
 from typing import Protocol
 
+from .roles import EXTENDED_ROLES, INTERACTIVE_ROLES, STRICT_TAGS
+
 
 class _Doc(Protocol):
     """What detection reads of one decoded snapshot document (capture.SnapshotDoc): per-node lists in pre-order."""
@@ -52,12 +54,6 @@ class _Doc(Protocol):
 
 INTERACTIVE_MODES = ("strict", "extended")
 # Widget roles the strict list (roles.INTERACTIVE_ROLES) leaves out.
-# (Not row or gridcell: explicit on every row of many read-only grids; a clickable row has a listener or cursor.)
-EXTENDED_ROLES = frozenset({"tab", "treeitem", "menuitemcheckbox", "menuitemradio", "slider", "spinbutton"})
-STRICT_TAGS = frozenset({"a", "button", "input", "textarea", "select", "option", "label"})
-STRICT_ROLES = frozenset(
-    {"button", "link", "menuitem", "checkbox", "radio", "switch", "textbox", "searchbox", "combobox", "listbox", "option"}
-)  # fmt: skip
 NEVER = frozenset({"html", "body", "head", "script", "style", "noscript", "template", "iframe", "frame"})
 NEVER_INSIDE = (NEVER - {"html", "body"}) | {"svg"}  # nothing under these is a candidate (an svg icon itself may be)
 TAG_DECIDES = STRICT_TAGS | {"summary"}
@@ -95,7 +91,7 @@ def find_extended(doc: _Doc) -> dict[int, str]:
     for i in marked - blockers:
         attrs = doc.attributes(i)
         role = _role(attrs)
-        if role in STRICT_ROLES or attrs.get("contenteditable") in ("true", ""):
+        if role in INTERACTIVE_ROLES or attrs.get("contenteditable") in ("true", ""):
             blockers.add(i)
             if i in rects:
                 strict.append(i)

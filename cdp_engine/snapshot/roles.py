@@ -1,11 +1,21 @@
-"""The roles Chromium computes for common elements without asking it: the HTML-AAM mapping where it is
-unambiguous, so a capture saves an Accessibility round trip per element (tests/index/test_regressions.py checks
-every entry against Chromium's own answer).
+"""What makes an element interactive, defined once for every view (tests/unit/test_architecture.py fails on a
+second set of interactive roles elsewhere), and the roles Chromium computes for common elements without asking
+it: the HTML-AAM mapping where it is unambiguous, so a capture saves an Accessibility round trip per element
+(tests/index/test_regressions.py checks every entry against Chromium's own answer).
+
+- the strict set (the seed's): INTERACTIVE_TAGS, a <label> of a control, INTERACTIVE_ROLES, an editable element;
+- the extended set adds EXTENDED_ROLES and the reasons of snapshot/extended.py;
+- the accessibility views (read_page, find, the MCP snapshot) read Chromium's roles: INTERACTIVE_AX_ROLES (with
+  Chromium's internal names for a native select's parts) or focusable; CONTROL_ROLES are the targets a view
+  leaves out when the page keeps one at no size standing for nothing (capture.py: _offered).
 """
 
 from __future__ import annotations
 
-__all__ = ["CANDIDATE_TAGS", "INTERACTIVE_ROLES", "INTERACTIVE_TAGS", "implicit_role"]
+__all__ = [
+    "CANDIDATE_TAGS", "CONTROL_ROLES", "EXTENDED_ROLES", "INTERACTIVE_AX_ROLES", "INTERACTIVE_ROLES", "INTERACTIVE_TAGS",
+    "STRICT_TAGS", "implicit_role",
+]  # fmt: skip
 
 INTERACTIVE_TAGS = frozenset({"a", "button", "input", "textarea", "select", "option"})
 CANDIDATE_TAGS = (INTERACTIVE_TAGS - {"option"}) | {"label"}  # options ride on their select's box
@@ -13,6 +23,16 @@ CANDIDATE_TAGS = (INTERACTIVE_TAGS - {"option"}) | {"label"}  # options ride on 
 INTERACTIVE_ROLES = frozenset(
     {"button", "link", "menuitem", "checkbox", "radio", "switch", "textbox", "searchbox", "combobox", "listbox", "option"}
 )  # fmt: skip
+# Widget roles the extended set adds (not row or gridcell: explicit on every row of many read-only grids; a clickable
+# row has a listener or cursor).
+EXTENDED_ROLES = frozenset({"tab", "treeitem", "menuitemcheckbox", "menuitemradio", "slider", "spinbutton"})
+STRICT_TAGS = INTERACTIVE_TAGS | {"label"}  # a label of a control is a target of its own
+INTERACTIVE_AX_ROLES = (
+    INTERACTIVE_ROLES
+    | EXTENDED_ROLES
+    | {"ListBoxOption", "MenuListOption", "MenuListPopup", "PopUpButton", "scrollbar", "gridcell"}
+)
+CONTROL_ROLES = INTERACTIVE_ROLES | {"tab", "slider", "spinbutton"}
 TEXTBOX_INPUTS = frozenset({"text", "email", "tel", "url", "password"})
 INPUT_ROLES = {
     "search": "searchbox", "checkbox": "checkbox", "radio": "radio", "number": "spinbutton", "range": "slider",

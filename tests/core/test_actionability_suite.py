@@ -96,6 +96,25 @@ CASES = [
         "<input role=combobox aria-label=Country style='pointer-events:none'></div>",
         "click", "Country", True, "log.join() === 'wrap' && window.opened === true",
     ),
+    Case(
+        "click-in-a-scrolled-container",
+        "<div id=sc style='height:150px; width:260px; overflow:auto; border:1px solid'><div style='height:400px'></div>"
+        "<button data-t=go>Go</button><div style='height:400px'></div></div>"
+        "<script>addEventListener('load', () => { sc.scrollTop = 340; })</script>",
+        "click", "Go", True, "log.join() === 'go' && sc.scrollTop === 340",
+    ),
+    Case(
+        "click-in-a-frame",
+        "<div style='height:60px'></div><iframe style='width:300px; height:120px; border:0; margin-left:40px' "
+        "srcdoc=\"<button onclick=&quot;parent.log.push('go')&quot;>Go</button>\"></iframe>",
+        "click", "Go", True, "log.join() === 'go'",
+    ),
+    Case(
+        "click-label-whose-parts-take-no-pointer-events",
+        "<label data-t=lab style='display:inline-block; padding:6px; border:1px solid'><input id=c type=checkbox>"
+        "<span style='pointer-events:none'>Accept the terms</span></label>",
+        "check", "Accept the terms", True, "c.checked === true", value=True,
+    ),
     # ----- click: refused -----
     Case(
         "click-moving-forever",
@@ -154,6 +173,13 @@ CASES = [
          "f.value === 'x' && heard === 0", "Ada"),
     Case("fill-disabled", "<input id=f aria-label=Name disabled value=x>", "fill", "Name", False,
          "f.value === 'x' && heard === 0", "Ada"),
+    Case(
+        "fill-in-a-frame",
+        "<iframe style='width:300px; height:80px' srcdoc=\"<input aria-label=City oninput=&quot;parent.heard++&quot;>\">"
+        "</iframe>",
+        "fill", "City", True,
+        "document.querySelector('iframe').contentDocument.querySelector('input').value === 'Oslo' && heard > 0", "Oslo",
+    ),
     # ----- check -----
     Case("check-plain", "<label><input id=c type=checkbox> Subscribe</label>", "check", "Subscribe", True,
          "c.checked === true", value=True),

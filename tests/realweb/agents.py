@@ -132,16 +132,18 @@ class IndexAgent(Agent):
 
     async def after_action(self) -> None:
         """A state read now (cached when the page did not change) must equal a fresh full capture, unless the
-        page's change probe saw a change in between (the page went on changing after the action: a delayed
-        close, a timer): only a difference the probe did not see is a stale state."""
+        page's change probe saw a change from before the first read to after the second (the page went on
+        changing after the action: a delayed close, a fade a script drives): only a difference the probe did not
+        see is a stale state. The probe is read again after the fresh capture, as for the trees
+        (check_tree_fresh): a change after the fresh capture's own probe read reaches its snapshot too."""
         index = cdp_engine.ElementIndex.of(self.tab)
+        probes = ChangeProbes.of(self.tab)
+        key = await probes.version_key()
         cached = await self.tab.state(interactive=self.mode, screenshot=False)
-        key = index.current.version_key if index.current is not None else None
         index.capturer.invalidate()
         fresh = await self.tab.state(interactive=self.mode, screenshot=False)
         if (cached["page_content"], cached["element_index"]) != (fresh["page_content"], fresh["element_index"]):
-            now = index.current.version_key if index.current is not None else None
-            if key is None or key != now or key[0] is None:
+            if key[0] is None or key != await probes.version_key():
                 return  # the probe saw the page change between the two reads
             self.counters.stale_states += 1
             diff = difflib.unified_diff(

@@ -338,3 +338,37 @@ def test_rendered_visible_and_showing_animations_are_defined_once() -> None:
         if marker in path.read_text(encoding="utf-8")
     ]
     assert not elsewhere, f"a second page-side definition; splice core/page_rules.py's instead: {elsewhere}"
+
+
+# ===== one definition of interactive and covered ==================================================
+
+
+def test_interactive_roles_are_defined_once() -> None:
+    # What makes an element interactive (the strict and extended sets, the accessibility views' roles) is written
+    # in snapshot/roles.py only: a second literal set of control roles elsewhere is a second answer (extended.py
+    # once kept its own copy of the strict roles and tags).
+    home = ROOT / "cdp_engine" / "snapshot" / "roles.py"
+    elsewhere = []
+    for path in sorted((ROOT / "cdp_engine").rglob("*.py")):
+        if path == home:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Set, ast.List, ast.Tuple)):
+                names = {e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+                if {"button", "link"} <= names and len(names) > 2:
+                    elsewhere.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not elsewhere, f"a second set of interactive roles; use snapshot/roles.py's: {elsewhere}"
+
+
+def test_the_hit_test_is_written_once() -> None:
+    # Whether something covers the point an action aims at is asked in the page by core/aim_page.py alone (the
+    # capture decides the same from the snapshot's paint order, snapshot/occlusion.py).
+    home = ROOT / "cdp_engine" / "core" / "aim_page.py"
+    assert "elementsFromPoint(" in home.read_text(encoding="utf-8")
+    elsewhere = [
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "cdp_engine").rglob("*.py"))
+        if path != home
+        and any(m in path.read_text(encoding="utf-8") for m in ("elementsFromPoint(", "elementFromPoint(", "getNodeForLocation"))
+    ]
+    assert not elsewhere, f"a second hit test; use core/aim_page.py's: {elsewhere}"
