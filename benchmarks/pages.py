@@ -58,7 +58,8 @@ def row_element(i: int) -> str:
     if kind == "link":
         return f'<a href="#row-{i}">Link {i}</a>'
     if kind == "button":
-        return f'<button type="button">Button {i}</button>'
+        # A button the page handles (the engine refuses a click nothing on the page would hear, core/actionability).
+        return f'<button type="button" onclick="this.dataset.clicks = (+this.dataset.clicks || 0) + 1">Button {i}</button>'
     if kind == "input":
         return f'<input type="text" name="field-{i}" placeholder="Input {i}">'
     if kind == "select":

@@ -849,6 +849,7 @@ SUITES: dict[str, tuple[str, str]] = {
     "marks": ("marks.py", "marked screenshots: what the marks cost"),
     "live-view": ("live_view.py", "the live view's cost to the engine it watches"),
     "surfaces": ("surfaces.py", "one action's round trip on every surface, for comparing two checkouts"),
+    "full-capture": ("full_capture.py", "the element index's full capture as a whole process, for comparing two checkouts"),
     "click-settle": ("click_settle.py", "two click cases against their CDP floor"),
     "reliability": ("reliability.py", "fuzzed inputs, the fault matrix and load at full size (CI runs them small)"),
     "harness-soak": ("../tests/stress/soak_run.py", "many harness episodes in a row: memory, leaks, time per episode"),
