@@ -48,7 +48,8 @@ class AXNode:
     tag: str = ""
     attributes: dict[str, str] = field(default_factory=dict)
     reason: str | None = None  # extended mode: why this node is an interactive target (snapshot/extended.py)
-    # Chromium's own name for it when its library's hidden original control handed it `name` (snapshot/handover.py)
+    # Chromium's own name for it when `name` is one it was handed: by its library's hidden original control
+    # (snapshot/handover.py) or by its web component's host (name_from_hosts)
     own_name: str | None = None
 
     @property

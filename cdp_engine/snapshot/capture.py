@@ -40,14 +40,13 @@ from .handover import handed_names
 from .node_path import DocTree
 from .occlusion import Occlusion, opacity_product
 from .page_content import ContentWindow, PageContent
-from .roles import INTERACTIVE_ROLES, INTERACTIVE_TAGS, implicit_role
+from .roles import FIELD_TAGS, INTERACTIVE_ROLES, INTERACTIVE_TAGS, implicit_role
 from .snapshot_doc import CONTENT_ATTRS, SnapshotDoc
 from .text_join import join_rendered
 
 if TYPE_CHECKING:
     from ..core.tab import Tab
 
-FIELD_TAGS = frozenset({"input", "textarea", "select"})
 FORM_CONTROLS = frozenset({"input", "textarea", "select", "button", "meter", "output", "progress"})
 BUTTON_TYPES = frozenset({"submit", "reset", "button"})
 INPUT_TYPES = frozenset(

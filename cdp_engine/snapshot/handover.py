@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .roles import FIELD_TAGS
 from .snapshot_doc import SnapshotDoc
 
-ORIGINALS = frozenset({"select", "input", "textarea"})
 RECEIVER_ROLES = frozenset({"combobox", "listbox", "button"})
 ANCESTORS = 4
 SIBLINGS = 2
@@ -77,19 +77,22 @@ def handed_names(
     """Receiver node -> the name its hidden original hands it, for the originals in `hidden` (the document's
     elements not offered; `boxes` says what is, keyed by (`sid`, backend node id)). `text` reads an element's
     rendered text (a label's)."""
-    originals = [i for i in hidden if doc.names[i] in ORIGINALS]
+    originals = [i for i in hidden if doc.names[i] in FIELD_TAGS]
     if not originals:
         return {}
 
     def offered(node: int) -> bool:
         box = boxes.get((sid, doc.backend[node]))
         return box is not None and bool(box[1]) and bool(box[4])
+
+    # Ids and labels of the elements drawn, from the attributes element_boxes decoded already.
     ids: dict[str, int] = {}
     label_for: dict[str, int] = {}
-    for i, name in enumerate(doc.names):
-        if doc.types[i] != 1:
+    for i in doc.rects:
+        box = boxes.get((sid, doc.backend[i])) if doc.types[i] == 1 else None
+        if box is None:
             continue
-        attrs = doc.attributes(i)
+        name, attrs = box[2], box[3]
         if "id" in attrs:
             ids.setdefault(attrs["id"], i)
         if name == "label" and attrs.get("for"):

@@ -13,11 +13,12 @@ it: the HTML-AAM mapping where it is unambiguous, so a capture saves an Accessib
 from __future__ import annotations
 
 __all__ = [
-    "CANDIDATE_TAGS", "CONTROL_ROLES", "EXTENDED_ROLES", "INTERACTIVE_AX_ROLES", "INTERACTIVE_ROLES", "INTERACTIVE_TAGS",
+    "CANDIDATE_TAGS", "CONTROL_ROLES", "EXTENDED_ROLES", "FIELD_TAGS", "INTERACTIVE_AX_ROLES", "INTERACTIVE_ROLES", "INTERACTIVE_TAGS",
     "STRICT_TAGS", "implicit_role",
 ]  # fmt: skip
 
 INTERACTIVE_TAGS = frozenset({"a", "button", "input", "textarea", "select", "option"})
+FIELD_TAGS = frozenset({"input", "textarea", "select"})  # the form fields: a value a person sets
 CANDIDATE_TAGS = (INTERACTIVE_TAGS - {"option"}) | {"label"}  # options ride on their select's box
 # Roles that make an element interactive in the strict set (snapshot/extended.py adds widget roles beyond these).
 INTERACTIVE_ROLES = frozenset(
